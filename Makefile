@@ -1,0 +1,37 @@
+# Forecaster Arena: every entry point is a make target. Each installs what it needs first.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: help test lint typecheck unit bench clean
+
+help:
+	@echo "make test   - lint, type-check and run the whole test suite (installs what it needs)"
+	@echo "make bench  - print the benchmark figures"
+
+# Reinstall only when a dependency list changes: a second `make test` goes straight to the checks.
+$(STAMP): requirements-dev.txt layers/arena_core/pyproject.toml scripts/bootstrap-venv
+	scripts/bootstrap-venv
+	touch $@
+
+lint: $(STAMP)
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy --strict layers/arena_core/arena_core
+	$(BIN)/mypy tests $(wildcard bench/*.py)
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+test: lint typecheck unit
+
+bench: $(STAMP)
+	@for b in bench/bench_*.py; do [ -e "$$b" ] || continue; echo "== $$b"; $(BIN)/python "$$b"; done
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,1 @@
+"""Pure domain of the benchmark: models, rules, accounting. No I/O, no clock, no environment."""

@@ -1,0 +1,110 @@
+"""Cohorts (one per UTC week) and their agents."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from enum import StrEnum
+
+from pydantic import field_validator
+
+from arena_core.domain.base import DomainModel
+from arena_core.domain.lineup import AgentKind, AgentSpec
+from arena_core.domain.rules import STARTING_BALANCE
+
+METHODOLOGY_VERSION = "v1"
+WEEK = timedelta(days=7)
+
+
+def _require_aware(moment: datetime) -> datetime:
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"naive datetime {moment.isoformat()}: times must carry a timezone")
+    return moment.astimezone(UTC)
+
+
+def week_start_for(moment: datetime) -> datetime:
+    """The Sunday 00:00 UTC that starts the week containing ``moment``."""
+    utc = _require_aware(moment)
+    days_since_sunday = (utc.weekday() + 1) % 7  # Monday is 0, Sunday is 6
+    day = utc - timedelta(days=days_since_sunday)
+    return day.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def cohort_id_for(week_start: datetime) -> str:
+    """Deterministic cohort id: the normalized week start's date."""
+    return f"c{week_start_for(week_start).date().isoformat()}"
+
+
+def decision_week(cohort_week_start: datetime, moment: datetime) -> int:
+    """Whole weeks since the cohort opened, plus one (the first run is week 1)."""
+    elapsed = _require_aware(moment) - week_start_for(cohort_week_start)
+    if elapsed < timedelta(0):
+        raise ValueError("the moment precedes the cohort's start")
+    return elapsed // WEEK + 1
+
+
+class CohortStatus(StrEnum):
+    ACTIVE = "active"
+    COMPLETED = "completed"
+
+
+class Cohort(DomainModel):
+    cohort_id: str
+    week_start: datetime
+    status: CohortStatus = CohortStatus.ACTIVE
+    created_at: datetime
+    lineup: tuple[AgentSpec, ...]
+    methodology_version: str = METHODOLOGY_VERSION
+    starting_balance: Decimal = STARTING_BALANCE
+    first_decision_at: datetime | None = None
+    completed_at: datetime | None = None
+
+    @field_validator("week_start")
+    @classmethod
+    def _normalized(cls, value: datetime) -> datetime:
+        if week_start_for(value) != _require_aware(value):
+            raise ValueError("week_start must be a Sunday 00:00 UTC")
+        return _require_aware(value)
+
+    @classmethod
+    def open(cls, moment: datetime, lineup: tuple[AgentSpec, ...]) -> Cohort:
+        start = week_start_for(moment)
+        return cls(
+            cohort_id=cohort_id_for(start),
+            week_start=start,
+            created_at=_require_aware(moment),
+            lineup=lineup,
+        )
+
+    def agents(self) -> tuple[Agent, ...]:
+        """The agents this cohort starts with, each with the full starting balance."""
+        return tuple(Agent.start(self, spec) for spec in self.lineup)
+
+
+class Agent(DomainModel):
+    """One family's participant in one cohort. ``version`` guards concurrent cash updates."""
+
+    agent_id: str
+    cohort_id: str
+    family_id: str
+    display_name: str
+    kind: AgentKind
+    model_id: str
+    cash: Decimal
+    version: int = 0
+
+    @staticmethod
+    def id_for(cohort_id: str, family_id: str) -> str:
+        return f"{cohort_id}.{family_id}"
+
+    @classmethod
+    def start(cls, cohort: Cohort, spec: AgentSpec) -> Agent:
+        return cls(
+            agent_id=cls.id_for(cohort.cohort_id, spec.family_id),
+            cohort_id=cohort.cohort_id,
+            family_id=spec.family_id,
+            display_name=spec.display_name,
+            kind=spec.kind,
+            model_id=spec.model_id,
+            cash=cohort.starting_balance,
+        )

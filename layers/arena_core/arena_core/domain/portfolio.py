@@ -1,0 +1,147 @@
+"""Positions, trades, settlements, bet scores and portfolio snapshots."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+
+from arena_core.domain.base import DomainModel
+from arena_core.domain.money import ZERO
+
+
+class PositionStatus(StrEnum):
+    OPEN = "open"
+    CLOSED = "closed"  # sold out completely
+    SETTLED = "settled"  # paid out at resolution (won, lost or 50/50)
+    CANCELLED = "cancelled"  # refunded at cost: the market's winner could not be determined
+
+
+class Position(DomainModel):
+    """An agent's holding on one side of one market (at most one open per market and side).
+
+    ``cost_basis`` is the dollars still invested; ``last_mark_price`` is the per-share value of
+    the last successful mark, the fallback while a closed market has no usable price.
+    """
+
+    position_id: str
+    agent_id: str
+    cohort_id: str
+    market_id: str
+    side: str
+    shares: Decimal
+    cost_basis: Decimal
+    status: PositionStatus = PositionStatus.OPEN
+    opened_at: datetime
+    opened_by: str  # the trade id that opened it
+    realized_pnl: Decimal = ZERO
+    last_mark_price: Decimal | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.status is PositionStatus.OPEN
+
+    @property
+    def avg_entry_price(self) -> Decimal:
+        """Average price paid per share still held (cost basis / shares)."""
+        return self.cost_basis / self.shares if self.shares else ZERO
+
+
+class TradeKind(StrEnum):
+    BUY = "buy"
+    SELL = "sell"
+
+
+class Trade(DomainModel):
+    """One executed BUY or SELL. ``amount`` is the cash that moved (spent or received)."""
+
+    trade_id: str
+    decision_id: str
+    agent_id: str
+    cohort_id: str
+    position_id: str
+    market_id: str
+    side: str
+    kind: TradeKind
+    amount: Decimal
+    shares: Decimal
+    price: Decimal
+    cash_before: Decimal
+    cash_after: Decimal
+    executed_at: datetime
+    cost_basis_sold: Decimal = ZERO
+    realized_pnl: Decimal = ZERO
+    implied_confidence: Decimal | None = None  # BUY only: amount / (25% of cash before)
+
+
+class SettlementKind(StrEnum):
+    WON = "won"
+    LOST = "lost"
+    SPLIT = "split"
+    CANCELLED = "cancelled"
+
+
+class Settlement(DomainModel):
+    """The closing of a position at resolution. ``payout`` is the cash credited.
+
+    For CANCELLED the payout is a refund of the remaining cost basis; the ledger counts it among
+    refunds rather than payouts.
+    """
+
+    settlement_id: str
+    position_id: str
+    agent_id: str
+    cohort_id: str
+    market_id: str
+    side: str
+    kind: SettlementKind
+    shares: Decimal
+    cost_basis: Decimal
+    payout: Decimal
+    realized_pnl: Decimal
+    settled_at: datetime
+
+    @property
+    def is_refund(self) -> bool:
+        return self.kind is SettlementKind.CANCELLED
+
+
+class BetScore(DomainModel):
+    """The Brier score of one BUY, written when its position settles won or lost.
+
+    ``forecast`` is the implied probability that the bought side wins (the implied confidence);
+    ``market_price`` is that side's price when the bet was made, the reference forecast for the
+    Brier skill score. In YES terms, ``f_yes`` is the forecast for YES-side buys and its
+    complement for NO-side buys; the Brier value is the same either way.
+    """
+
+    trade_id: str
+    agent_id: str
+    cohort_id: str
+    family_id: str
+    market_id: str
+    side: str
+    amount: Decimal
+    cash_before: Decimal
+    forecast: Decimal
+    market_price: Decimal
+    won: bool
+    brier: Decimal
+    scored_at: datetime
+
+
+class PortfolioSnapshot(DomainModel):
+    """An agent's marked portfolio at one exact moment (methodology v1 §12)."""
+
+    agent_id: str
+    cohort_id: str
+    family_id: str
+    taken_at: datetime
+    cash: Decimal
+    positions_value: Decimal
+    total_value: Decimal
+    total_pnl: Decimal
+    total_pnl_pct: Decimal
+    brier: Decimal | None
+    resolved_bets: int
+    open_positions: int

@@ -1,0 +1,159 @@
+"""The one error hierarchy of Forecaster Arena.
+
+Every failure the system can explain is an ``ArenaError``. Adapters translate library exceptions
+into these with ``raise ... from exc``; callers branch on the class, never on the message text.
+
+    ArenaError
+    ├── DomainError                    a rule of the methodology or of the ledger was broken
+    │   ├── RuleViolationError              a trade the rules forbid (subclasses say which rule)
+    │   ├── LedgerMismatchError        cash does not reconcile with the ledger
+    │   └── InvalidProbabilityError    a probability outside [0, 1] (also a ValueError)
+    ├── DecisionFormatError            a model reply that cannot be read as a decision
+    ├── PersistenceError               the repository or blob store failed
+    │   └── ConflictError              a conditional write lost a race (subclasses say which)
+    ├── UpstreamError                  Polymarket or the LLM provider failed
+    │   ├── MarketPayloadError         a market payload lacks or garbles a field
+    │   ├── RetryableUpstreamError     transient: timeouts, 429, 5xx (worth retrying later)
+    │   └── FatalUpstreamError         401/402/404/400: retrying cannot help
+    └── ConfigurationError             settings missing or invalid
+"""
+
+from __future__ import annotations
+
+
+class ArenaError(Exception):
+    """Base class of every error the system raises on purpose."""
+
+
+# --- domain -------------------------------------------------------------------------------------
+
+
+class DomainError(ArenaError):
+    """A methodology or accounting rule was violated."""
+
+
+class RuleViolationError(DomainError):
+    """A trade the methodology forbids. ``rule`` is a stable machine-readable name."""
+
+    rule = "rule"
+
+
+class BetBelowMinimumError(RuleViolationError):
+    rule = "min_bet"
+
+
+class BetAboveMaximumError(RuleViolationError):
+    rule = "max_bet"
+
+
+class InsufficientCashError(RuleViolationError):
+    rule = "insufficient_cash"
+
+
+class InvalidPriceError(RuleViolationError):
+    rule = "invalid_price"
+
+
+class UnknownMarketError(RuleViolationError):
+    rule = "unknown_market"
+
+
+class UnknownSideError(RuleViolationError):
+    rule = "unknown_side"
+
+
+class MarketNotTradableError(RuleViolationError):
+    rule = "market_not_tradable"
+
+
+class UnknownPositionError(RuleViolationError):
+    rule = "unknown_position"
+
+
+class PositionNotOpenError(RuleViolationError):
+    rule = "position_not_open"
+
+
+class InvalidPercentageError(RuleViolationError):
+    rule = "invalid_percentage"
+
+
+class EmptyTradeError(RuleViolationError):
+    """A trade that would move no shares after rounding."""
+
+    rule = "empty_trade"
+
+
+class PositionMismatchError(RuleViolationError):
+    """A position was used with the wrong market, side or agent."""
+
+    rule = "position_mismatch"
+
+
+class NotSettleableError(DomainError):
+    """Settlement was attempted on a market that has not resolved."""
+
+
+class LedgerMismatchError(DomainError):
+    """The reconciliation identity does not hold for an agent."""
+
+
+class InvalidProbabilityError(DomainError, ValueError):
+    """A probability outside [0, 1], or an outcome that is not 0/1.
+
+    Also a ``ValueError`` so scoring callers can use the conventional exception.
+    """
+
+
+# --- decisions ----------------------------------------------------------------------------------
+
+
+class DecisionFormatError(ArenaError):
+    """A model reply that cannot be used as a decision; the message is fed back to the model."""
+
+
+# --- persistence --------------------------------------------------------------------------------
+
+
+class PersistenceError(ArenaError):
+    """The repository or blob store failed in a way that is not a lost race."""
+
+
+class ConflictError(PersistenceError):
+    """A conditional write lost: someone else changed the item first."""
+
+
+class NotFoundError(PersistenceError):
+    """An item that must exist does not."""
+
+
+# --- upstream -----------------------------------------------------------------------------------
+
+
+class UpstreamError(ArenaError):
+    """An upstream service (Polymarket, the LLM provider) failed."""
+
+
+class MarketPayloadError(UpstreamError):
+    """A market payload is missing or garbles a field the system needs."""
+
+    def __init__(self, field: str, message: str, *, market_id: str | None = None) -> None:
+        where = f"market {market_id}: " if market_id else ""
+        super().__init__(f"{where}field {field!r}: {message}")
+        self.field = field
+        self.market_id = market_id
+
+
+class RetryableUpstreamError(UpstreamError):
+    """A transient failure that survived the client's own retries."""
+
+
+class FatalUpstreamError(UpstreamError):
+    """A failure retrying cannot fix (bad key, no credits, unknown model, bad request)."""
+
+
+# --- configuration ------------------------------------------------------------------------------
+
+
+class ConfigurationError(ArenaError):
+    """Settings are missing or invalid."""
