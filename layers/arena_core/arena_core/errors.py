@@ -14,7 +14,8 @@ into these with ``raise ... from exc``; callers branch on the class, never on th
     ├── UpstreamError                  Polymarket or the LLM provider failed
     │   ├── MarketPayloadError         a market payload lacks or garbles a field
     │   ├── RetryableUpstreamError     transient: timeouts, 429, 5xx (worth retrying later)
-    │   └── FatalUpstreamError         401/402/404/400: retrying cannot help
+    │   └── FatalUpstreamError         retrying cannot help (subclasses: auth 401/403,
+    │                                  credits 402, not found 404, bad request 400)
     └── ConfigurationError             settings missing or invalid
 """
 
@@ -150,6 +151,26 @@ class RetryableUpstreamError(UpstreamError):
 
 class FatalUpstreamError(UpstreamError):
     """A failure retrying cannot fix (bad key, no credits, unknown model, bad request)."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class UpstreamAuthError(FatalUpstreamError):
+    """401/403: the API key is wrong or revoked. Alarm-worthy, never a quiet HOLD."""
+
+
+class UpstreamCreditsError(FatalUpstreamError):
+    """402: the account cannot pay for the request. Alarm-worthy, never a quiet HOLD."""
+
+
+class UpstreamNotFoundError(FatalUpstreamError):
+    """404: no endpoint serves the requested model (or route)."""
+
+
+class UpstreamBadRequestError(FatalUpstreamError):
+    """400: the request itself was refused by the provider."""
 
 
 # --- configuration ------------------------------------------------------------------------------

@@ -1,0 +1,194 @@
+"""The LLM client on OpenRouter's OpenAI-compatible chat completions (any compatible server works:
+the base URL is configurable and the API key optional).
+
+- Timeouts bound the whole response, not only the headers: the body is streamed and the attempt
+  is abandoned once ``total_timeout`` has passed (each wait for bytes is itself bounded by the
+  read timeout, so an attempt lasts at most ``total_timeout`` plus one read timeout).
+- 429, 5xx, timeouts and connection errors are retried (Retry-After honoured, total time
+  bounded); 400, 401/403, 402 and 404 are typed fatal errors carrying the upstream message.
+- An ``error`` object inside an HTTP 200 body is an error, classified by its code.
+- ``content: null`` with reasoning present is kept: the response's ``text`` falls back to the
+  reasoning so a model that answered there can still be parsed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from arena_core.adapters.retry import Retrier, Transient, is_retryable_status, parse_retry_after
+from arena_core.domain.money import to_decimal
+from arena_core.errors import (
+    FatalUpstreamError,
+    UpstreamAuthError,
+    UpstreamBadRequestError,
+    UpstreamCreditsError,
+    UpstreamNotFoundError,
+)
+from arena_core.ports.llm import LLMClient, LLMRequest, LLMResponse
+
+OPENROUTER_URL = "https://openrouter.ai/api/v1"
+
+_FATAL_BY_STATUS: dict[int, type[FatalUpstreamError]] = {
+    400: UpstreamBadRequestError,
+    401: UpstreamAuthError,
+    402: UpstreamCreditsError,
+    403: UpstreamAuthError,
+    404: UpstreamNotFoundError,
+}
+
+
+def request_body(request: LLMRequest) -> dict[str, Any]:
+    """The JSON body of a chat completion; optional settings appear only when set."""
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": [m.model_dump() for m in request.messages],
+        "temperature": request.temperature,
+        "max_tokens": request.max_tokens,
+        "usage": {"include": True},
+    }
+    for key in ("response_format", "provider", "reasoning"):
+        value = getattr(request, key)
+        if value is not None:
+            body[key] = value
+    return body
+
+
+def upstream_message(body: Any) -> str:
+    """The human message of an error body, with the provider's nested message when present."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return str(body)[:300]
+    message = str(error.get("message", "unknown error"))
+    metadata = error.get("metadata")
+    raw = metadata.get("raw") if isinstance(metadata, dict) else None
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return f"{message} ({raw[:200]})"
+    if isinstance(raw, dict):
+        inner = raw.get("error", raw)
+        detail = inner.get("message") if isinstance(inner, dict) else None
+        if detail:
+            return f"{message} ({detail})"
+    return message
+
+
+def _error_for(status: int, message: str, retry_after: float | None) -> Exception:
+    if is_retryable_status(status):
+        return Transient(f"HTTP {status}: {message}", retry_after=retry_after)
+    error_type = _FATAL_BY_STATUS.get(status, FatalUpstreamError)
+    return error_type(f"HTTP {status}: {message}", status=status)
+
+
+class OpenRouterClient(LLMClient):
+    def __init__(
+        self,
+        http: httpx.Client,
+        api_key: Callable[[], str | None],
+        *,
+        base_url: str = OPENROUTER_URL,
+        total_timeout: float = 240.0,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 60.0,
+        retrier: Retrier | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        title: str = "Forecaster Arena",
+    ) -> None:
+        self._http = http
+        self._api_key = api_key
+        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._total_timeout = total_timeout
+        self._timeout = httpx.Timeout(
+            min(read_timeout, total_timeout), connect=min(connect_timeout, total_timeout)
+        )
+        self._retrier = retrier or Retrier()
+        self._clock = clock
+        self._title = title
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "X-Title": self._title}
+        key = self._api_key()
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def _read_within_deadline(self, response: httpx.Response, deadline: float) -> bytes:
+        chunks = []
+        for chunk in response.iter_bytes():
+            chunks.append(chunk)
+            if self._clock() > deadline:
+                raise Transient(f"response not complete within {self._total_timeout:g}s")
+        return b"".join(chunks)
+
+    def _attempt(self, body: dict[str, Any], requested: str) -> LLMResponse:
+        deadline = self._clock() + self._total_timeout
+        try:
+            with self._http.stream(
+                "POST", self._url, json=body, headers=self._headers(), timeout=self._timeout
+            ) as response:
+                raw = self._read_within_deadline(response, deadline)
+                status = response.status_code
+                retry_after = parse_retry_after(response.headers.get("Retry-After"))
+        except httpx.TimeoutException as exc:
+            raise Transient(f"timeout: {exc}") from exc
+        except httpx.TransportError as exc:
+            raise Transient(f"connection error: {exc}") from exc
+        text = raw.decode("utf-8", errors="replace")
+        try:
+            parsed = json.loads(text) if text.strip() else None
+        except ValueError:
+            parsed = None
+        if status != 200:
+            raise _error_for(
+                status, upstream_message(parsed) if parsed else text[:300], retry_after
+            )
+        if not isinstance(parsed, dict):
+            raise Transient(f"HTTP 200 with a body that is not a JSON object: {text[:120]!r}")
+        if parsed.get("error"):
+            code = parsed["error"].get("code") if isinstance(parsed["error"], dict) else None
+            raise _error_for(code if isinstance(code, int) else 502, upstream_message(parsed), None)
+        return to_response(parsed, text, requested=requested)
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        body = request_body(request)
+        started = self._clock()
+        response, attempts = self._retrier.run(
+            lambda _: self._attempt(body, request.model), what=f"chat completion ({request.model})"
+        )
+        latency_ms = int((self._clock() - started) * 1000)
+        return response.model_copy(update={"latency_ms": latency_ms, "attempts": attempts})
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def to_response(body: dict[str, Any], raw: str, *, requested: str) -> LLMResponse:
+    """Map a successful completion body; a body without a usable choice is retryable."""
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise Transient("completion without choices")
+    choice: dict[str, Any] = choices[0]
+    message = _mapping(choice.get("message"))
+    usage = _mapping(body.get("usage"))
+    cost = usage.get("cost")
+    reasoning = message.get("reasoning")
+    return LLMResponse(
+        content=message.get("content") or "",
+        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+        model=str(body.get("model") or requested),
+        provider=body.get("provider") if isinstance(body.get("provider"), str) else None,
+        finish_reason=choice.get("finish_reason"),
+        response_id=body.get("id") if isinstance(body.get("id"), str) else None,
+        prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0),
+        total_tokens=int(usage.get("total_tokens") or 0),
+        cost=None if cost is None else to_decimal(cost),
+        raw_body=raw,
+    )

@@ -1,0 +1,255 @@
+"""The market source on Polymarket's Gamma API (metadata and prices) and CLOB (midpoints).
+
+- Top-N: ``GET /markets?closed=false&order=volumeNum&ascending=false`` paged by offset (sorting by
+  ``volume`` would sort the string). Pages are fetched one after another because each decides
+  whether another is needed.
+- By id: the documented multi-valued ``id`` filter, ``batch_size`` ids a request, batches in
+  parallel under a small concurrency limit, so refreshing M markets costs ``ceil(M / batch)``
+  requests. Gamma's ``closed`` filter defaults to false, so ids not returned are asked for once
+  more with ``closed=true`` (only resolution ever needs that second request).
+- Every request has a timeout, is retried on timeouts, connection errors, 429 and 5xx with
+  backoff and jitter (``Retry-After`` honoured, total time bounded), and passes a token bucket
+  set under the documented 300 requests / 10 s.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import httpx
+
+from arena_core.adapters.polymarket.parse import parse_market
+from arena_core.adapters.rate_limit import TokenBucket
+from arena_core.adapters.retry import Retrier, Transient, is_retryable_status, parse_retry_after
+from arena_core.domain.market import Market, MarketStatus
+from arena_core.domain.money import to_decimal
+from arena_core.errors import FatalUpstreamError, MarketPayloadError, UpstreamError
+from arena_core.ports.market_source import MarketFetch, MarketSource, SkippedMarket
+
+GAMMA_URL = "https://gamma-api.polymarket.com"
+CLOB_URL = "https://clob.polymarket.com"
+
+
+@dataclass
+class _Tally:
+    """Requests and retries of one operation (thread-safe: batches run in parallel)."""
+
+    requests: int = 0
+    retries: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, attempts: int) -> None:
+        with self.lock:
+            self.requests += attempts
+            self.retries += attempts - 1
+
+
+@dataclass
+class _Collected:
+    markets: dict[str, Market] = field(default_factory=dict)
+    skipped: list[SkippedMarket] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def take(self, payloads: Iterable[Any]) -> None:
+        for raw in payloads:
+            try:
+                market = parse_market(raw)
+            except MarketPayloadError as exc:
+                self.skipped.append(SkippedMarket(exc.market_id or "?", str(exc)))
+                continue
+            self.markets.setdefault(market.market_id, market)
+
+
+class GammaMarketSource(MarketSource):
+    def __init__(
+        self,
+        http: httpx.Client,
+        *,
+        gamma_url: str = GAMMA_URL,
+        clob_url: str = CLOB_URL,
+        page_size: int = 100,
+        batch_size: int = 50,
+        concurrency: int = 4,
+        timeout: httpx.Timeout | None = None,
+        retrier: Retrier | None = None,
+        limiter: TokenBucket | None = None,
+    ) -> None:
+        self._http = http
+        self._gamma = gamma_url.rstrip("/")
+        self._clob = clob_url.rstrip("/")
+        self._page_size = page_size
+        self._batch_size = batch_size
+        self._concurrency = max(1, concurrency)
+        self._timeout = timeout or httpx.Timeout(10.0, connect=5.0)
+        self._retrier = retrier or Retrier()
+        self._limiter = limiter or TokenBucket(rate=25.0, burst=10)
+
+    # --- transport ---------------------------------------------------------------------------
+
+    def _request(self, method: str, url: str, tally: _Tally, **kwargs: Any) -> Any:
+        def attempt(_: int) -> Any:
+            self._limiter.acquire()
+            try:
+                response = self._http.request(method, url, timeout=self._timeout, **kwargs)
+            except httpx.TimeoutException as exc:
+                raise Transient(f"timeout: {exc}") from exc
+            except httpx.TransportError as exc:
+                raise Transient(f"connection error: {exc}") from exc
+            return _json_or_raise(response)
+
+        body, _ = self._retry(attempt, what=f"{method} {url}", tally=tally)
+        return body
+
+    def _retry(self, attempt: Any, *, what: str, tally: _Tally) -> tuple[Any, int]:
+        counted = 0
+
+        def counting(number: int) -> Any:
+            nonlocal counted
+            counted = number
+            return attempt(number)
+
+        try:
+            return self._retrier.run(counting, what=what)
+        finally:
+            tally.add(counted)
+
+    # --- top markets ---------------------------------------------------------------------------
+
+    def top_markets(self, limit: int = 500) -> MarketFetch:
+        tally, found = _Tally(), _Collected()
+        offset = 0
+        # Bounded even if the upstream keeps answering full pages of duplicates or closed markets.
+        max_pages = 2 * (limit // self._page_size + 1) + 5
+        for _ in range(max_pages):
+            if len(_open(found.markets)) >= limit:
+                break
+            params = [
+                ("closed", "false"),
+                ("order", "volumeNum"),
+                ("ascending", "false"),
+                ("limit", str(self._page_size)),
+                ("offset", str(offset)),
+            ]
+            page = self._request("GET", f"{self._gamma}/markets", tally, params=params)
+            if not isinstance(page, list):
+                raise MarketPayloadError("<page>", f"expected a list, got {type(page).__name__}")
+            found.take(page)
+            if len(page) < self._page_size:
+                break
+            offset += self._page_size
+        ranked = sorted(_open(found.markets), key=lambda m: m.volume or Decimal(0), reverse=True)
+        return MarketFetch(
+            markets={m.market_id: m for m in ranked[:limit]},
+            skipped=tuple(found.skipped),
+            requests=tally.requests,
+            retries=tally.retries,
+        )
+
+    # --- markets by id -------------------------------------------------------------------------
+
+    def markets_by_id(self, market_ids: Sequence[str]) -> MarketFetch:
+        wanted = list(dict.fromkeys(str(i) for i in market_ids))
+        tally, found = _Tally(), _Collected()
+        self._fetch_batches(wanted, closed=None, tally=tally, found=found)
+        absent = [i for i in wanted if i not in found.markets and i not in found.failed]
+        if absent:
+            self._fetch_batches(absent, closed=True, tally=tally, found=found)
+        missing = tuple(
+            i
+            for i in wanted
+            if i not in found.markets
+            and i not in found.failed
+            and i not in {s.market_id for s in found.skipped}
+        )
+        return MarketFetch(
+            markets={i: found.markets[i] for i in wanted if i in found.markets},
+            skipped=tuple(found.skipped),
+            failed_ids=tuple(found.failed),
+            missing_ids=missing,
+            requests=tally.requests,
+            retries=tally.retries,
+            errors=tuple(found.errors),
+        )
+
+    def _fetch_batches(
+        self, ids: list[str], *, closed: bool | None, tally: _Tally, found: _Collected
+    ) -> None:
+        batches = [ids[i : i + self._batch_size] for i in range(0, len(ids), self._batch_size)]
+
+        def fetch(batch: list[str]) -> tuple[list[str], Any, str | None]:
+            params = [("id", i) for i in batch] + [("limit", str(len(batch)))]
+            if closed is not None:
+                params.append(("closed", "true" if closed else "false"))
+            try:
+                page = self._request("GET", f"{self._gamma}/markets", tally, params=params)
+                return batch, page, None
+            except UpstreamError as exc:
+                return batch, None, f"{type(exc).__name__}: {exc}"
+
+        with ThreadPoolExecutor(max_workers=self._concurrency) as pool:
+            for batch, page, error in pool.map(fetch, batches):
+                if error is not None or not isinstance(page, list):
+                    found.failed.extend(batch)
+                    found.errors.append(error or f"unexpected page type {type(page).__name__}")
+                    continue
+                found.take(page)
+
+    # --- CLOB midpoints ------------------------------------------------------------------------
+
+    def midpoints(self, token_ids: Sequence[str]) -> dict[str, Decimal]:
+        """Batch ``POST /midpoints``; accepts ``{token: "0.5"}`` or ``{token: {"mid": ...}}``."""
+        tokens = list(dict.fromkeys(token_ids))
+        result: dict[str, Decimal] = {}
+        tally = _Tally()
+        for start in range(0, len(tokens), self._batch_size):
+            chunk = tokens[start : start + self._batch_size]
+            payload = [{"token_id": t} for t in chunk]
+            body = self._request("POST", f"{self._clob}/midpoints", tally, json=payload)
+            if not isinstance(body, dict):
+                raise MarketPayloadError(
+                    "midpoints", f"expected an object, got {type(body).__name__}"
+                )
+            for token, value in body.items():
+                mid = _midpoint_value(value)
+                if mid is not None:
+                    result[str(token)] = mid
+        return result
+
+
+def _open(markets: dict[str, Market]) -> list[Market]:
+    return [m for m in markets.values() if m.status is MarketStatus.OPEN]
+
+
+def _midpoint_value(value: Any) -> Decimal | None:
+    if isinstance(value, dict):
+        value = value.get("mid_price", value.get("mid"))
+    if value is None:
+        return None
+    try:
+        return to_decimal(value)
+    except ValueError:
+        return None
+
+
+def _json_or_raise(response: httpx.Response) -> Any:
+    status = response.status_code
+    if is_retryable_status(status):
+        raise Transient(
+            f"HTTP {status}", retry_after=parse_retry_after(response.headers.get("Retry-After"))
+        )
+    if status >= 400:
+        raise FatalUpstreamError(
+            f"HTTP {status} from {response.request.url}: {response.text[:200]}"
+        )
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise MarketPayloadError(
+            "<body>", f"response is not JSON: {response.text[:120]!r}"
+        ) from exc

@@ -1,0 +1,77 @@
+"""A recorded Gamma ``/markets`` dump served as the Gamma API, through an httpx transport.
+
+The real ``GammaMarketSource`` talks to it exactly as to Polymarket: the demo replays recorded
+payloads this way, and transport tests use it as a faithful fake. It implements what the client
+uses: the ``closed`` filter (default false), ``order=volumeNum`` with ``ascending``, ``limit`` /
+``offset`` paging and the repeated ``id`` filter. ``overrides`` replaces fields of a market by id
+(the demo's price simulation moves prices and resolves markets this way). Every request is
+counted, and thread-safe, since batches arrive in parallel.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import httpx
+
+Override = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _flag(value: str | None, default: bool | None) -> bool | None:
+    if value is None:
+        return default
+    return value.lower() == "true"
+
+
+def _volume(raw: Mapping[str, Any]) -> float:
+    value = raw.get("volumeNum", raw.get("volume"))
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+class GammaReplay:
+    def __init__(self, markets: Sequence[Mapping[str, Any]]) -> None:
+        self._markets = [dict(m) for m in markets]
+        self._lock = threading.Lock()
+        self._overrides: dict[str, dict[str, Any]] = {}
+        self.requests: list[httpx.Request] = []
+
+    def set_fields(self, market_id: str, fields: Mapping[str, Any]) -> None:
+        """Replace some fields of one market from now on (prices, closed, UMA status)."""
+        with self._lock:
+            self._overrides.setdefault(str(market_id), {}).update(fields)
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.handle)
+
+    def _current(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [m | self._overrides.get(str(m.get("id")), {}) for m in self._markets]
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        with self._lock:
+            self.requests.append(request)
+        if request.url.path.rstrip("/") != "/markets" or request.method != "GET":
+            return httpx.Response(404, text="404 page not found")
+        params = request.url.params
+        ids = set(params.get_list("id"))
+        markets = self._current()
+        if ids:
+            markets = [m for m in markets if str(m.get("id")) in ids]
+        closed = _flag(params.get("closed"), default=False)
+        if closed is not None:
+            markets = [m for m in markets if bool(m.get("closed")) == closed]
+        if params.get("order") == "volumeNum":
+            descending = _flag(params.get("ascending"), default=True) is False
+            markets.sort(key=_volume, reverse=descending)
+        offset = int(params.get("offset", "0"))
+        limit = int(params.get("limit", "100"))
+        page = markets[offset : offset + limit]
+        return httpx.Response(
+            200, content=json.dumps(page).encode(), headers={"Content-Type": "application/json"}
+        )
