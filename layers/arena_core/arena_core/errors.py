@@ -10,7 +10,10 @@ into these with ``raise ... from exc``; callers branch on the class, never on th
     │   └── InvalidProbabilityError    a probability outside [0, 1] (also a ValueError)
     ├── DecisionFormatError            a model reply that cannot be read as a decision
     ├── PersistenceError               the repository or blob store failed
-    │   └── ConflictError              a conditional write lost a race (subclasses say which)
+    │   ├── NotFoundError              an item that must exist does not
+    │   └── ConflictError              a conditional write lost a race: VersionConflictError,
+    │                                  ClaimConflictError (already succeeded, held, attempts
+    │                                  exhausted, claim lost)
     ├── UpstreamError                  Polymarket or the LLM provider failed
     │   ├── MarketPayloadError         a market payload lacks or garbles a field
     │   ├── RetryableUpstreamError     transient: timeouts, 429, 5xx (worth retrying later)
@@ -126,6 +129,30 @@ class ConflictError(PersistenceError):
 
 class NotFoundError(PersistenceError):
     """An item that must exist does not."""
+
+
+class VersionConflictError(ConflictError):
+    """An agent's portfolio changed between read and write (optimistic concurrency)."""
+
+
+class ClaimConflictError(ConflictError):
+    """A decision claim could not be taken; subclasses say why."""
+
+
+class DecisionAlreadySucceededError(ClaimConflictError):
+    """The agent-week already has a successful decision: it is final."""
+
+
+class ClaimHeldError(ClaimConflictError):
+    """Another run holds the claim and its lease has not expired."""
+
+
+class AttemptsExhaustedError(ClaimConflictError):
+    """Retryable failures reached the attempt limit, or the decision failed for good."""
+
+
+class ClaimLostError(ClaimConflictError):
+    """This run no longer owns the claim (its lease was taken over): its writes are refused."""
 
 
 # --- upstream -----------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
-from arena_core.errors import RetryableUpstreamError
+from arena_core.errors import ArenaError, RetryableUpstreamError
 
 T = TypeVar("T")
 
@@ -75,6 +75,7 @@ class Retrier:
     clock: Callable[[], float] = time.monotonic
     rng: random.Random = field(default_factory=random.Random)
     on_retry: Callable[[str, float], None] | None = None
+    give_up: type[ArenaError] = RetryableUpstreamError
 
     def run(self, attempt: Callable[[int], T], *, what: str) -> tuple[T, int]:
         """Call ``attempt(n)`` until it returns; give up after the attempts or the budget."""
@@ -85,7 +86,7 @@ class Retrier:
                 return attempt(number), number
             except Transient as signal:
                 if number >= self.policy.max_attempts:
-                    raise RetryableUpstreamError(
+                    raise self.give_up(
                         f"{what}: gave up after {number} attempts: {signal.reason}"
                     ) from signal
                 delay = (
@@ -95,7 +96,7 @@ class Retrier:
                 )
                 spent = self.clock() - started
                 if spent + delay > self.policy.total_budget:
-                    raise RetryableUpstreamError(
+                    raise self.give_up(
                         f"{what}: retry budget of {self.policy.total_budget:g}s exhausted "
                         f"after {number} attempts ({signal.reason}; next wait {delay:.1f}s)"
                     ) from signal

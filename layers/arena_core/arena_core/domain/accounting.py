@@ -36,8 +36,10 @@ from arena_core.errors import (
     PositionMismatchError,
     PositionNotOpenError,
 )
+from arena_core.scoring.proper import log_score
 
 SPLIT_PAYOUT = Decimal("0.5")
+LOG_PLACES = Decimal("1e-12")
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,6 +308,7 @@ def score_buys(
             continue
         won = market.side_won(trade.side)
         forecast = trade.implied_confidence
+        outcome = ONE if won else ZERO
         scores.append(
             BetScore(
                 trade_id=trade.trade_id,
@@ -319,7 +322,9 @@ def score_buys(
                 forecast=forecast,
                 market_price=trade.price,
                 won=won,
-                brier=(forecast - (ONE if won else ZERO)) ** 2,
+                brier=(forecast - outcome) ** 2,
+                market_brier=(trade.price - outcome) ** 2,
+                log_score=Decimal(repr(log_score(float(forecast), int(won)))).quantize(LOG_PLACES),
                 scored_at=at,
             )
         )

@@ -112,7 +112,9 @@ class BetScore(DomainModel):
     ``forecast`` is the implied probability that the bought side wins (the implied confidence);
     ``market_price`` is that side's price when the bet was made, the reference forecast for the
     Brier skill score. In YES terms, ``f_yes`` is the forecast for YES-side buys and its
-    complement for NO-side buys; the Brier value is the same either way.
+    complement for NO-side buys; the Brier value is the same either way. ``market_brier`` scores
+    the market price the same way (the Brier skill score's reference) and ``log_score`` is
+    ln P(what happened) under the forecast, clipped like ``arena_core.scoring.log_score``.
     """
 
     trade_id: str
@@ -127,6 +129,8 @@ class BetScore(DomainModel):
     market_price: Decimal
     won: bool
     brier: Decimal
+    market_brier: Decimal
+    log_score: Decimal
     scored_at: datetime
 
 

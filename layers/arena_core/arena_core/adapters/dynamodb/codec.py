@@ -1,0 +1,71 @@
+"""Domain models ↔ DynamoDB attribute maps.
+
+Numbers stay ``Decimal`` end to end; datetimes are fixed-width UTC strings; enums their values.
+Free-form payloads (decision checkpoints and outcomes) and whole markets (whose recorded prices
+can exceed DynamoDB's 38 digits) are stored as JSON text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from decimal import Decimal
+from enum import Enum
+from typing import Any, TypeVar
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from pydantic import BaseModel
+
+from arena_core.adapters.dynamodb.schema import PK, SK, stamp
+
+M = TypeVar("M", bound=BaseModel)
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+KEY_FIELDS = frozenset({PK, SK, "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "entity"})
+
+
+def plain(value: Any) -> Any:
+    """Python values DynamoDB's serializer accepts."""
+    if isinstance(value, BaseModel):
+        return plain(value.model_dump(mode="python"))
+    if isinstance(value, datetime):
+        return stamp(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def to_attributes(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A low-level attribute map; None becomes DynamoDB's NULL so optional fields round-trip."""
+    return {k: _serializer.serialize(plain(v)) for k, v in fields.items()}
+
+
+def from_attributes(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _deserializer.deserialize(v) for k, v in item.items()}
+
+
+def value(v: Any) -> Any:
+    """One expression value."""
+    return _serializer.serialize(plain(v))
+
+
+def encode(model: BaseModel, entity: str, keys: Mapping[str, str], **extra: Any) -> dict[str, Any]:
+    """A full item: keys, entity tag, the model's fields and any extra attributes."""
+    return to_attributes({**keys, "entity": entity, **plain(model), **extra})
+
+
+def decode(model: type[M], item: Mapping[str, Any]) -> M:
+    return from_fields(model, from_attributes(item))
+
+
+def from_fields(model: type[M], fields: Mapping[str, Any]) -> M:
+    """Validate a deserialized item, ignoring keys, index attributes and unknown fields."""
+    allowed = model.model_fields
+    return model.model_validate({k: v for k, v in fields.items() if k in allowed})

@@ -1,0 +1,154 @@
+"""Decision claims on DynamoDB: claim before call, owner tokens, leases, attempt limits.
+
+Claiming is one conditional update that succeeds only when the row does not exist, is a
+retryable failure under the attempt limit, or holds a claim whose lease has expired. Leases are
+fixed-width UTC strings, so the lease comparison is a string comparison inside the condition.
+Every later write on the row is conditional on the owner token and the claimed status: a run
+whose lease was taken over cannot overwrite the new owner's work.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from typing import Any
+
+from arena_core.adapters.dynamodb import schema as k
+from arena_core.adapters.dynamodb.codec import from_attributes, from_fields
+from arena_core.adapters.dynamodb.table import ConditionFailed, Expr, Table
+from arena_core.domain.cohort import Agent
+from arena_core.errors import ClaimConflictError, ClaimLostError
+from arena_core.ports.repository import DecisionRecord, DecisionStatus, Repository, claim_refusal
+
+
+def _record(item: dict[str, Any]) -> DecisionRecord:
+    fields = from_attributes(item)
+    for name in ("checkpoint", "outcome"):
+        raw = fields.pop(f"{name}_json", None)
+        fields[name] = json.loads(raw) if raw else None
+    return from_fields(DecisionRecord, fields)
+
+
+class DecisionStore(Repository):
+    """The decision half of the DynamoDB repository (the rest is in ``repository.py``)."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def claim_decision(
+        self,
+        agent: Agent,
+        week: int,
+        *,
+        owner: str,
+        now: datetime,
+        lease: timedelta,
+        max_attempts: int,
+    ) -> DecisionRecord:
+        decision_id = DecisionRecord.id_for(agent.agent_id, week)
+        e = Expr()
+        status, lease_until, attempts = e.n("status"), e.n("lease_until"), e.n("attempts")
+        update = (
+            f"SET {status} = {e.v(DecisionStatus.CLAIMED)}, {e.n('owner')} = {e.v(owner)}, "
+            f"{lease_until} = {e.v(k.stamp(now + lease))}, "
+            f"{e.n('claims')} = if_not_exists({e.n('claims')}, {e.v(0)}) + {e.v(1)}, "
+            f"{attempts} = if_not_exists({attempts}, {e.v(0)}), "
+            f"{e.n('trades_applied')} = if_not_exists({e.n('trades_applied')}, {e.v(0)}), "
+            f"{e.n('decision_id')} = {e.v(decision_id)}, "
+            f"{e.n('agent_id')} = {e.v(agent.agent_id)}, "
+            f"{e.n('cohort_id')} = {e.v(agent.cohort_id)}, {e.n('week')} = {e.v(week)}, "
+            f"{e.n('entity')} = {e.v('decision')}, "
+            f"{e.n('created_at')} = if_not_exists({e.n('created_at')}, {e.v(now)}), "
+            f"{e.n('updated_at')} = {e.v(now)}"
+        )
+        condition = (
+            f"attribute_not_exists({e.n(k.PK)}) "
+            f"OR ({status} = {e.v(DecisionStatus.RETRYABLE_FAILURE)} "
+            f"AND {attempts} < {e.v(max_attempts)}) "
+            f"OR ({status} = {e.v(DecisionStatus.CLAIMED)} AND {lease_until} < {e.v(k.stamp(now))})"
+        )
+        try:
+            item = self.table.update(
+                k.decision_key(agent.agent_id, decision_id), update, e, condition=condition
+            )
+        except ConditionFailed as exc:
+            raise self._refusal(exc, decision_id, now, max_attempts) from exc
+        return _record(item)
+
+    def _refusal(
+        self, exc: ConditionFailed, decision_id: str, now: datetime, max_attempts: int
+    ) -> Exception:
+        if exc.old_item:
+            refusal = claim_refusal(_record(dict(exc.old_item)), now, max_attempts)
+            if refusal is not None:
+                return refusal
+        return ClaimConflictError(f"decision {decision_id} could not be claimed")
+
+    def _owned_update(
+        self,
+        decision_id: str,
+        owner: str,
+        sets: dict[str, Any],
+        *,
+        adds: dict[str, int] | None = None,
+        removes: tuple[str, ...] = (),
+    ) -> dict[str, Any]:
+        e = Expr()
+        update = "SET " + ", ".join(f"{e.n(name)} = {e.v(v)}" for name, v in sets.items())
+        if adds:
+            update += " ADD " + ", ".join(f"{e.n(name)} {e.v(v)}" for name, v in adds.items())
+        if removes:
+            update += " REMOVE " + ", ".join(e.n(name) for name in removes)
+        condition = (
+            f"{e.n('owner')} = {e.v(owner)} AND {e.n('status')} = {e.v(DecisionStatus.CLAIMED)}"
+        )
+        agent_id = decision_id.rsplit(".w", 1)[0]
+        try:
+            return self.table.update(
+                k.decision_key(agent_id, decision_id), update, e, condition=condition
+            )
+        except ConditionFailed as exc:
+            raise ClaimLostError(f"run {owner} does not hold decision {decision_id}") from exc
+
+    def extend_claim(self, decision_id: str, *, owner: str, lease_until: datetime) -> None:
+        self._owned_update(decision_id, owner, {"lease_until": k.stamp(lease_until)})
+
+    def save_checkpoint(
+        self, decision_id: str, *, owner: str, checkpoint: dict[str, Any], now: datetime
+    ) -> None:
+        payload = json.dumps(checkpoint, sort_keys=True)
+        self._owned_update(decision_id, owner, {"checkpoint_json": payload, "updated_at": now})
+
+    def finish_decision(
+        self,
+        decision_id: str,
+        *,
+        owner: str,
+        status: DecisionStatus,
+        now: datetime,
+        outcome: dict[str, Any] | None = None,
+        error: str | None = None,
+    ) -> DecisionRecord:
+        if status is DecisionStatus.CLAIMED:
+            raise ValueError("finish_decision needs a final or failure status")
+        sets: dict[str, Any] = {"status": status, "updated_at": now}
+        removes = ["lease_until"]
+        if outcome is not None:
+            sets["outcome_json"] = json.dumps(outcome, sort_keys=True)
+        else:
+            removes.append("outcome_json")
+        if error is not None:
+            sets["error"] = error
+        else:
+            removes.append("error")
+        failed = {"attempts": 1} if status is DecisionStatus.RETRYABLE_FAILURE else None
+        item = self._owned_update(decision_id, owner, sets, adds=failed, removes=tuple(removes))
+        return _record(item)
+
+    def get_decision(self, decision_id: str) -> DecisionRecord | None:
+        agent_id = decision_id.rsplit(".w", 1)[0]
+        item = self.table.get(k.decision_key(agent_id, decision_id))
+        return None if item is None else _record(item)
+
+    def decisions(self, agent_id: str) -> list[DecisionRecord]:
+        return [_record(i) for i in self.table.partition(k.agent_pk(agent_id), "DECISION#")]

@@ -1,0 +1,118 @@
+"""The table's key schema and item keys: the single source the CDK table and the tests use.
+
+One table, on-demand, generic key names (``PK``/``SK``) and two overloaded global secondary
+indexes (``GSI1``, ``GSI2``). Every key the adapter writes is built here.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+PK, SK = "PK", "SK"
+GSI1, GSI1PK, GSI1SK = "GSI1", "GSI1PK", "GSI1SK"
+GSI2, GSI2PK, GSI2SK = "GSI2", "GSI2PK", "GSI2SK"
+
+TABLE_SCHEMA: dict[str, Any] = {
+    "partition_key": PK,
+    "sort_key": SK,
+    "indexes": {GSI1: (GSI1PK, GSI1SK), GSI2: (GSI2PK, GSI2SK)},
+}
+
+OPEN_MARKETS = "MARKETS#OPEN"
+AGGREGATES = "AGGREGATES"
+
+
+def create_table_kwargs(table_name: str) -> dict[str, Any]:
+    """``create_table`` arguments matching the deployed table (string keys, on-demand)."""
+    attributes = [PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK]
+    return {
+        "TableName": table_name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in attributes],
+        "KeySchema": [
+            {"AttributeName": PK, "KeyType": "HASH"},
+            {"AttributeName": SK, "KeyType": "RANGE"},
+        ],
+        "GlobalSecondaryIndexes": [
+            {
+                "IndexName": name,
+                "KeySchema": [
+                    {"AttributeName": hash_key, "KeyType": "HASH"},
+                    {"AttributeName": range_key, "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+            for name, (hash_key, range_key) in TABLE_SCHEMA["indexes"].items()
+        ],
+    }
+
+
+def stamp(moment: datetime) -> str:
+    """Fixed-width UTC timestamp: string order is time order (sort keys, lease comparisons)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def key(pk: str, sk: str) -> dict[str, str]:
+    return {PK: pk, SK: sk}
+
+
+def cohort_key(cohort_id: str) -> dict[str, str]:
+    return key(f"COHORT#{cohort_id}", "COHORT")
+
+
+def agent_key(agent_id: str) -> dict[str, str]:
+    return key(f"AGENT#{agent_id}", "PROFILE")
+
+
+def agent_pk(agent_id: str) -> str:
+    return f"AGENT#{agent_id}"
+
+
+def decision_key(agent_id: str, decision_id: str) -> dict[str, str]:
+    return key(agent_pk(agent_id), f"DECISION#{decision_id}")
+
+
+def position_key(agent_id: str, position_id: str) -> dict[str, str]:
+    return key(agent_pk(agent_id), f"POSITION#{position_id}")
+
+
+def open_guard_key(agent_id: str, market_id: str, side: str) -> dict[str, str]:
+    return key(agent_pk(agent_id), f"OPEN#{market_id}#{side}")
+
+
+def trade_key(agent_id: str, trade_id: str) -> dict[str, str]:
+    return key(agent_pk(agent_id), f"TRADE#{trade_id}")
+
+
+def settlement_key(agent_id: str, settlement_id: str) -> dict[str, str]:
+    return key(agent_pk(agent_id), f"SETTLEMENT#{settlement_id}")
+
+
+def score_key(agent_id: str, trade_id: str) -> dict[str, str]:
+    return key(agent_pk(agent_id), f"SCORE#{trade_id}")
+
+
+def open_position_index(market_id: str) -> str:
+    """GSI1 partition of a market's open positions (positions leave it when they close)."""
+    return f"OPENPOS#{market_id}"
+
+
+def market_key(market_id: str) -> dict[str, str]:
+    return key(f"MARKET#{market_id}", "STATE")
+
+
+def snapshot_pk(agent_id: str) -> str:
+    return f"SNAP#{agent_id}"
+
+
+def snapshot_key(agent_id: str, taken_at: datetime) -> dict[str, str]:
+    return key(snapshot_pk(agent_id), stamp(taken_at))
+
+
+def latest_key(cohort_id: str, agent_id: str) -> dict[str, str]:
+    return key(f"COHORT#{cohort_id}", f"LATEST#{agent_id}")
+
+
+def aggregate_key(family_id: str) -> dict[str, str]:
+    return key(AGGREGATES, f"FAMILY#{family_id}")

@@ -1,0 +1,212 @@
+"""Stateful property test: random opens, claims, trades, crashes, replays and settlements,
+applied to the in-memory fake and the DynamoDB adapter side by side. After every step both agree
+on every ledger, and every ledger reconciles exactly."""
+
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any, cast
+
+from arena_core.adapters.memory import InMemoryRepository
+from arena_core.domain.cohort import Agent, Cohort
+from arena_core.domain.decision import BetInstruction, SellInstruction
+from arena_core.domain.lineup import default_lineup
+from arena_core.domain.market import Market, ResolutionKind
+from arena_core.domain.valuation import reconcile
+from arena_core.errors import ArenaError
+from arena_core.ports.repository import DecisionRecord, DecisionStatus, Repository
+from arena_core.services.settlement import settle_market
+from arena_core.services.trading import execute_all
+from hypothesis import HealthCheck, event, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
+from tests.support.aws import create_repository, embedded_aws
+from tests.support.builders import RUN_AT, WEEK0, binary, resolved
+from tests.support.crash import CrashingRepository, SimulatedCrash
+
+MARKET_IDS = ["m1", "m2", "m3"]
+LEASE = timedelta(minutes=15)
+
+bets = st.builds(
+    BetInstruction,
+    market_id=st.sampled_from([*MARKET_IDS, "gone"]),
+    side=st.sampled_from(["YES", "NO", "maybe"]),
+    amount=st.decimals(min_value=Decimal(0), max_value=Decimal(3000), places=2),
+)
+sells = st.builds(
+    SellInstruction,
+    position_id=st.integers(0, 5).map(str),  # an index into the agent's positions, resolved below
+    percentage=st.decimals(min_value=Decimal("0.5"), max_value=Decimal(100), places=1),
+)
+instructions = st.lists(st.one_of(bets, sells), min_size=1, max_size=4)
+prices = st.sampled_from(["0.10", "0.35", "0.50", "0.80"])
+
+
+def outcome_of(call: Any) -> Any:
+    """The comparable result of a call: its value, or the class of the error it raised."""
+    try:
+        return ("ok", call())
+    except (ArenaError, SimulatedCrash) as exc:
+        return ("error", type(exc).__name__)
+
+
+class Agreement(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self._aws = embedded_aws()
+        self._aws.__enter__()
+        self.repos: list[Repository] = [InMemoryRepository(), create_repository()]
+        cohort = Cohort.open(WEEK0, default_lineup(include_llms=False))
+        self.agents: list[Agent] = list(cohort.agents())
+        for repo in self.repos:
+            repo.create_cohort(cohort, self.agents)
+        self.settled: set[str] = set()
+        self.minutes = 0
+
+    def teardown(self) -> None:
+        self._aws.__exit__(None, None, None)
+
+    def both(self, action: Any) -> Any:
+        results = [outcome_of(lambda repo=repo: action(repo)) for repo in self.repos]
+        assert results[0] == results[1], results
+        return results[0]
+
+    def _markets(self, price: str) -> dict[str, Market]:
+        return {m: binary(m, price) for m in MARKET_IDS if m not in self.settled}
+
+    def _resolve_sells(self, repo: Repository, agent: Agent, items: list[Any]) -> list[Any]:
+        positions = repo.positions(agent.agent_id)
+        resolved_items = []
+        for item in items:
+            if isinstance(item, SellInstruction) and positions:
+                target = positions[int(item.position_id) % len(positions)]
+                resolved_items.append(item.model_copy(update={"position_id": target.position_id}))
+            else:
+                resolved_items.append(item)
+        return resolved_items
+
+    @rule(
+        agent=st.integers(0, 1),
+        week=st.integers(1, 2),
+        owner=st.sampled_from(["a", "b"]),
+        later=st.booleans(),
+    )
+    def claim(self, agent: int, week: int, owner: str, later: bool) -> None:
+        self.minutes += 20 if later else 1
+        now = RUN_AT + timedelta(minutes=self.minutes)
+        self.both(
+            lambda r: r.claim_decision(
+                self.agents[agent], week, owner=owner, now=now, lease=LEASE, max_attempts=2
+            )
+        )
+
+    @rule(
+        agent=st.integers(0, 1),
+        week=st.integers(1, 2),
+        owner=st.sampled_from(["a", "b"]),
+        items=instructions,
+        price=prices,
+        crash_after=st.none() | st.integers(0, 3),
+    )
+    def trade(
+        self,
+        agent: int,
+        week: int,
+        owner: str,
+        items: list[Any],
+        price: str,
+        crash_after: int | None,
+    ) -> None:
+        who = self.agents[agent]
+        decision_id = DecisionRecord.id_for(who.agent_id, week)
+        # Claim first (as the decide service does); a claim already held by this owner is fine.
+        self.claim(agent, week, owner, later=False)
+
+        def act(repo: Repository) -> Any:
+            target = (
+                repo
+                if crash_after is None
+                else CrashingRepository(repo, "apply_trade", crash_after)
+            )
+            outcomes = execute_all(
+                cast(Repository, target),
+                agent_id=who.agent_id,
+                decision_id=decision_id,
+                owner=owner,
+                instructions=self._resolve_sells(repo, who, items),
+                markets=self._markets(price),
+                at=RUN_AT,
+            )
+            return [(o.trade_id, o.executed, o.rejected_rule) for o in outcomes]
+
+        result = self.both(act)
+        if result[0] == "ok":
+            event(f"trades executed: {sum(1 for _, done, _ in result[1] if done) > 0}")
+        else:
+            event(f"trade run ended with {result[1]}")
+
+    @rule(
+        agent=st.integers(0, 1),
+        week=st.integers(1, 2),
+        owner=st.sampled_from(["a", "b"]),
+        status=st.sampled_from([DecisionStatus.SUCCEEDED, DecisionStatus.RETRYABLE_FAILURE]),
+    )
+    def finish(self, agent: int, week: int, owner: str, status: DecisionStatus) -> None:
+        decision_id = DecisionRecord.id_for(self.agents[agent].agent_id, week)
+        self.both(
+            lambda r: r.finish_decision(decision_id, owner=owner, status=status, now=RUN_AT).status
+        )
+
+    @rule(
+        market=st.sampled_from(MARKET_IDS),
+        kind=st.sampled_from(list(ResolutionKind)),
+        winner=st.sampled_from(["YES", "NO"]),
+        crash_after=st.none() | st.integers(0, 2),
+    )
+    def settle(
+        self, market: str, kind: ResolutionKind, winner: str, crash_after: int | None
+    ) -> None:
+        held = self.repos[0].markets_with_open_positions()
+        if held:  # mostly settle markets that hold positions: that is where the risk is
+            market = held[MARKET_IDS.index(market) % len(held)]
+        final = resolved(binary(market), kind, winner if kind is ResolutionKind.WINNER else None)
+
+        def act(repo: Repository) -> Any:
+            target = (
+                repo
+                if crash_after is None
+                else CrashingRepository(repo, "apply_settlement", crash_after)
+            )
+            report = settle_market(cast(Repository, target), final, RUN_AT + timedelta(days=1))
+            return (len(report.settled), report.marked_resolved)
+
+        result = self.both(act)
+        event(f"settlement: {result[0]} {result[1] if result[0] == 'error' else result[1][0] > 0}")
+        if result[0] == "ok" and result[1][1]:
+            self.settled.add(market)
+
+    @invariant()
+    def ledgers_agree_and_reconcile(self) -> None:
+        memory, dynamo = self.repos
+        for agent in self.agents:
+            views = []
+            for repo in self.repos:
+                current = repo.get_agent(agent.agent_id)
+                trades, settlements = repo.trades(agent.agent_id), repo.settlements(agent.agent_id)
+                reconcile(current.cash, trades, settlements)
+                assert current.cash >= 0
+                positions = repo.positions(agent.agent_id)
+                scores, decisions = repo.bet_scores(agent.agent_id), repo.decisions(agent.agent_id)
+                views.append((current, trades, positions, settlements, scores, decisions))
+            assert views[0] == views[1]
+        assert memory.markets_with_open_positions() == dynamo.markets_with_open_positions()
+        assert memory.family_aggregates() == dynamo.family_aggregates()
+
+
+Agreement.TestCase.settings = settings(
+    max_examples=25,
+    stateful_step_count=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+TestAgreement = Agreement.TestCase

@@ -1,0 +1,236 @@
+"""Atomic trades applied exactly once; settlement exactly once; the ledger always reconciles."""
+
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any, cast
+
+import pytest
+from arena_core.domain.decision import BetInstruction, SellInstruction
+from arena_core.domain.market import ResolutionKind
+from arena_core.domain.portfolio import PositionStatus, SettlementKind
+from arena_core.domain.valuation import reconcile
+from arena_core.errors import ClaimLostError
+from arena_core.ports.repository import DecisionRecord, Repository
+from arena_core.services.settlement import settle_market
+from arena_core.services.trading import execute_all
+
+from tests.support.builders import RUN_AT, binary, open_cohort, resolved
+from tests.support.crash import CrashingRepository, SimulatedCrash
+
+LEASE = timedelta(minutes=15)
+MARKETS = {
+    m.market_id: m for m in (binary("m1", "0.40"), binary("m2", "0.25"), binary("m3", "0.70"))
+}
+BETS = [
+    BetInstruction(market_id="m1", side="YES", amount=Decimal("1000")),
+    BetInstruction(market_id="m2", side="no", amount=Decimal("500")),
+    BetInstruction(market_id="m1", side="YES", amount=Decimal("800")),  # adds to the m1 position
+    BetInstruction(market_id="zz", side="YES", amount=Decimal("100")),  # unknown market: rejected
+    BetInstruction(market_id="m3", side="YES", amount=Decimal("4000")),  # above 25%: rejected
+]
+
+
+def claimed(repo: Repository, owner: str = "run-a") -> tuple[str, DecisionRecord]:
+    _, agents = open_cohort(repo)
+    record = repo.claim_decision(agents[0], 1, owner=owner, now=RUN_AT, lease=LEASE, max_attempts=3)
+    return agents[0].agent_id, record
+
+
+def run(
+    repo: Any, agent_id: str, record: DecisionRecord, instructions: list[Any], owner: str = "run-a"
+) -> Any:
+    return execute_all(
+        cast(Repository, repo),
+        agent_id=agent_id,
+        decision_id=record.decision_id,
+        owner=owner,
+        instructions=instructions,
+        markets=MARKETS,
+        at=RUN_AT,
+    )
+
+
+def ledger(repo: Repository, agent_id: str) -> tuple[Any, ...]:
+    return (
+        repo.get_agent(agent_id).cash,
+        tuple(repo.trades(agent_id)),
+        tuple(repo.positions(agent_id)),
+        tuple(repo.settlements(agent_id)),
+        tuple(repo.bet_scores(agent_id)),
+    )
+
+
+def assert_reconciles(repo: Repository, agent_id: str) -> None:
+    reconcile(repo.get_agent(agent_id).cash, repo.trades(agent_id), repo.settlements(agent_id))
+
+
+def test_trades_apply_with_rejections_recorded(repo: Repository) -> None:
+    agent_id, record = claimed(repo)
+    outcomes = run(repo, agent_id, record, BETS)
+    assert [o.executed for o in outcomes] == [True, True, True, False, False]
+    assert outcomes[3].rejected_rule == "unknown_market"
+    assert outcomes[4].rejected_rule == "max_bet"
+    agent = repo.get_agent(agent_id)
+    assert agent.cash == Decimal("7700")
+    assert agent.version == 3
+    positions = repo.positions(agent_id)
+    assert len(positions) == 2  # the second m1 bet added to the first position
+    assert repo.markets_with_open_positions() == ["m1", "m2"]
+    stored = repo.get_decision(record.decision_id)
+    assert stored is not None
+    assert stored.trades_applied == 3
+    assert_reconciles(repo, agent_id)
+
+
+def test_applying_the_same_decision_twice_changes_nothing(repo: Repository) -> None:
+    agent_id, record = claimed(repo)
+    run(repo, agent_id, record, BETS)
+    before = ledger(repo, agent_id)
+    again = run(repo, agent_id, record, BETS)
+    assert [o.executed for o in again] == [True, True, True, False, False]
+    assert ledger(repo, agent_id) == before
+    assert repo.get_agent(agent_id).version == 3
+
+
+@pytest.mark.parametrize("k", [0, 1, 2])
+def test_interrupted_after_k_trades_then_replayed_ends_with_all_trades(
+    repo: Repository, k: int
+) -> None:
+    agent_id, record = claimed(repo)
+    with pytest.raises(SimulatedCrash):
+        run(CrashingRepository(repo, "apply_trade", after=k), agent_id, record, BETS)
+    assert len(repo.trades(agent_id)) == k
+    run(repo, agent_id, record, BETS)
+    assert len(repo.trades(agent_id)) == 3
+    assert repo.get_agent(agent_id).cash == Decimal("7700")
+    assert_reconciles(repo, agent_id)
+
+
+def test_a_run_that_lost_its_claim_cannot_trade(repo: Repository) -> None:
+    agent_id, record = claimed(repo)
+    repo.claim_decision(
+        repo.get_agent(agent_id),
+        1,
+        owner="run-b",
+        now=RUN_AT + LEASE * 2,
+        lease=LEASE,
+        max_attempts=3,
+    )
+    with pytest.raises(ClaimLostError):
+        run(repo, agent_id, record, BETS[:1], owner="run-a")
+    assert repo.trades(agent_id) == []
+    assert repo.get_agent(agent_id).cash == Decimal("10000")
+
+
+def test_sell_closes_and_frees_the_market(repo: Repository) -> None:
+    agent_id, record = claimed(repo)
+    run(repo, agent_id, record, BETS[:1])
+    (position,) = repo.positions(agent_id)
+    sell = SellInstruction(position_id=position.position_id, percentage=Decimal("100"))
+    outcomes = run(repo, agent_id, record, [*BETS[:1], sell])
+    assert outcomes[1].executed
+    (closed,) = repo.positions(agent_id)
+    assert closed.status is PositionStatus.CLOSED
+    assert repo.markets_with_open_positions() == []
+    assert_reconciles(repo, agent_id)
+
+
+def test_settlement_pays_scores_and_marks_resolved_once(repo: Repository) -> None:
+    agent_id, record = claimed(repo)
+    run(repo, agent_id, record, BETS)
+    m1 = resolved(MARKETS["m1"], ResolutionKind.WINNER, "YES")
+    report = settle_market(repo, m1, RUN_AT + timedelta(days=2))
+    assert report.marked_resolved
+    (settlement,) = report.settled
+    assert settlement.kind is SettlementKind.WON
+    assert settlement.payout == Decimal("4500")  # 2500 + 2000 shares at $1
+    assert len(repo.bet_scores(agent_id)) == 2
+    aggregate = repo.family_aggregates()[repo.get_agent(agent_id).family_id]
+    assert aggregate.scored_bets == 2
+    assert aggregate.wins == 2
+    assert aggregate.trades == 3
+    assert aggregate.brier_sum == sum((s.brier for s in repo.bet_scores(agent_id)), Decimal(0))
+    before = ledger(repo, agent_id)
+    rerun = settle_market(repo, m1, RUN_AT + timedelta(days=3))
+    assert rerun.settled == ()
+    assert not rerun.marked_resolved
+    assert ledger(repo, agent_id) == before
+    assert repo.family_aggregates()[repo.get_agent(agent_id).family_id] == aggregate
+    assert repo.markets_with_open_positions() == ["m2"]
+    assert_reconciles(repo, agent_id)
+
+
+def test_crash_between_settlements_then_rerun(repo: Repository) -> None:
+    _, agents = open_cohort(repo)
+    for agent in agents[:3]:
+        record = repo.claim_decision(agent, 1, owner="run", now=RUN_AT, lease=LEASE, max_attempts=3)
+        run(repo, agent.agent_id, record, BETS[:2], owner="run")
+    m2 = resolved(MARKETS["m2"], ResolutionKind.SPLIT)
+    with pytest.raises(SimulatedCrash):
+        settle_market(
+            cast(Repository, CrashingRepository(repo, "apply_settlement", after=1)), m2, RUN_AT
+        )
+    assert repo.markets_with_open_positions() == ["m1", "m2"]
+    assert repo.get_markets(["m2"]) == {}
+    report = settle_market(repo, m2, RUN_AT)
+    assert len(report.settled) == 2
+    assert report.marked_resolved
+    assert repo.markets_with_open_positions() == ["m1"]
+    for agent in agents[:3]:
+        (split,) = repo.settlements(agent.agent_id)
+        assert split.kind is SettlementKind.SPLIT
+        assert split.payout == Decimal("333.33")  # 666.666666 NO shares at $0.50
+        assert repo.bet_scores(agent.agent_id) == []
+        assert_reconciles(repo, agent.agent_id)
+
+
+def test_indeterminate_market_refunds_at_cost(repo: Repository) -> None:
+    agent_id, record = claimed(repo)
+    run(repo, agent_id, record, BETS[:1])
+    settle_market(repo, resolved(MARKETS["m1"], ResolutionKind.INDETERMINATE), RUN_AT)
+    (refund,) = repo.settlements(agent_id)
+    assert refund.kind is SettlementKind.CANCELLED
+    assert refund.payout == Decimal("1000")
+    assert repo.get_agent(agent_id).cash == Decimal("10000")
+    assert_reconciles(repo, agent_id)
+
+
+def test_market_is_not_marked_resolved_while_positions_remain(repo: Repository) -> None:
+    agent_id, record = claimed(repo)
+    run(repo, agent_id, record, BETS[:1])
+    assert not repo.mark_market_resolved(
+        resolved(MARKETS["m1"], ResolutionKind.WINNER, "NO"), RUN_AT
+    )
+    assert repo.markets_with_open_positions() == ["m1"]
+
+
+def test_snapshots_by_time_range_and_latest(repo: Repository) -> None:
+    from arena_core.domain.portfolio import PortfolioSnapshot  # noqa: PLC0415
+
+    _, agents = open_cohort(repo)
+    agent = agents[0]
+    shots = [
+        PortfolioSnapshot(
+            agent_id=agent.agent_id,
+            cohort_id=agent.cohort_id,
+            family_id=agent.family_id,
+            taken_at=RUN_AT + timedelta(minutes=10 * i),
+            cash=Decimal("10000"),
+            positions_value=Decimal(i),
+            total_value=Decimal(10000 + i),
+            total_pnl=Decimal(i),
+            total_pnl_pct=Decimal(i) / 100,
+            brier=None,
+            resolved_bets=0,
+            open_positions=0,
+        )
+        for i in range(30)
+    ]
+    repo.put_snapshots(shots)
+    repo.put_snapshots(shots[:5])  # idempotent rewrite
+    window = repo.snapshots(
+        agent.agent_id, RUN_AT + timedelta(minutes=50), RUN_AT + timedelta(minutes=100)
+    )
+    assert [s.taken_at for s in window] == [s.taken_at for s in shots[5:11]]
+    assert window == shots[5:11]
+    assert repo.latest_snapshots(agent.cohort_id) == {agent.agent_id: shots[-1]}

@@ -1,0 +1,74 @@
+"""Embedded AWS (moto) for tests: credentials that go nowhere and the arena table."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import boto3
+from arena_core.adapters.dynamodb import DynamoRepository, create_table_kwargs
+from moto import mock_aws
+
+TABLE = "arena-test"
+FAKE_ENV = {
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SECURITY_TOKEN": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+}
+
+
+@contextmanager
+def embedded_aws() -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in FAKE_ENV}
+    os.environ.update(FAKE_ENV)
+    try:
+        with mock_aws():
+            yield
+    finally:
+        for name, old in saved.items():
+            if old is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = old
+
+
+class AtomicClient:
+    """A boto3 client whose calls run one at a time.
+
+    DynamoDB applies each request atomically (a conditional write's check and write are one
+    step); moto's in-process backend does not, so concurrent requests can interleave inside it.
+    Serializing requests restores the service's guarantee while the callers' threads still race
+    between requests, which is where the application's own races live.
+    """
+
+    _lock = threading.Lock()
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._client, name)
+        if not callable(attribute):
+            return attribute
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return attribute(*args, **kwargs)
+
+        return call
+
+
+def dynamo_client() -> Any:
+    return AtomicClient(boto3.client("dynamodb", region_name=FAKE_ENV["AWS_DEFAULT_REGION"]))
+
+
+def create_repository(table: str = TABLE) -> DynamoRepository:
+    """Create the table (same key schema as the CDK app) and a repository on it."""
+    client = dynamo_client()
+    client.create_table(**create_table_kwargs(table))
+    return DynamoRepository(client, table)

@@ -1,0 +1,37 @@
+"""Builders for cohorts, agents and markets shared by service and persistence tests."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+from arena_core.domain.cohort import Agent, Cohort
+from arena_core.domain.lineup import default_lineup
+from arena_core.domain.market import Market, MarketStatus, OutcomeQuote, Resolution, ResolutionKind
+from arena_core.ports.repository import Repository
+
+WEEK0 = datetime(2026, 3, 1, tzinfo=UTC)  # a Sunday
+RUN_AT = WEEK0 + timedelta(minutes=5)
+
+
+def open_cohort(repo: Repository, week_start: datetime = WEEK0) -> tuple[Cohort, list[Agent]]:
+    cohort = Cohort.open(week_start, default_lineup())
+    created, _ = repo.create_cohort(cohort, cohort.agents())
+    return created, repo.agents(created.cohort_id)
+
+
+def binary(market_id: str, yes: str = "0.40") -> Market:
+    return Market(
+        market_id=market_id,
+        question=f"Will {market_id} happen?",
+        outcomes=(
+            OutcomeQuote(name="Yes", price=Decimal(yes)),
+            OutcomeQuote(name="No", price=Decimal(1) - Decimal(yes)),
+        ),
+    )
+
+
+def resolved(market: Market, kind: ResolutionKind, winner: str | None = None) -> Market:
+    return market.model_copy(
+        update={"status": MarketStatus.RESOLVED, "resolution": Resolution(kind=kind, winner=winner)}
+    )
