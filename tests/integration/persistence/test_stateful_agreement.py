@@ -85,6 +85,12 @@ class Agreement(RuleBasedStateMachine):
                 resolved_items.append(item)
         return resolved_items
 
+    @rule(days=st.integers(0, 13))
+    def reopen(self, days: int) -> None:
+        """Opening any moment of an existing week returns it; a new week creates a cohort."""
+        cohort = Cohort.open(WEEK0 + timedelta(days=days), default_lineup(include_llms=False))
+        self.both(lambda r: (r.create_cohort(cohort, cohort.agents())[1], len(r.active_cohorts())))
+
     @rule(
         agent=st.integers(0, 1),
         week=st.integers(1, 2),

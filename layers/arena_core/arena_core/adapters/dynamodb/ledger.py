@@ -182,14 +182,19 @@ def _position_item(position: Position) -> dict[str, Any]:
 
 
 def _cash_update(agent_id: str, version: int, before: Any, after: Any) -> dict[str, Any]:
+    """Set the new cash if the agent is unchanged (version and cash) and the result is not
+    negative: ``cash >= spend`` is written out even though the domain already checked it."""
     expr = Expr()
+    spend = max(before - after, 0)
+    condition = (
+        f"{expr.n('version')} = {expr.v(version)} AND {expr.n('cash')} = {expr.v(before)} "
+        f"AND {expr.n('cash')} >= {expr.v(spend)}"
+    )
     return {
         "Update": {
             "Key": k.agent_key(agent_id),
             "UpdateExpression": f"SET {expr.assignments({'cash': after, 'version': version + 1})}",
-            "ConditionExpression": (
-                f"{expr.n('version')} = {expr.v(version)} AND {expr.n('cash')} = {expr.v(before)}"
-            ),
+            "ConditionExpression": condition,
             **expr.kwargs(),
         }
     }
