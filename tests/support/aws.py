@@ -9,8 +9,9 @@ from contextlib import contextmanager
 from typing import Any
 
 import boto3
-from arena_core.adapters.dynamodb import DynamoRepository, create_table_kwargs
 from moto import mock_aws
+
+from arena_core.adapters.dynamodb import DynamoRepository, create_table_kwargs
 
 TABLE = "arena-test"
 FAKE_ENV = {

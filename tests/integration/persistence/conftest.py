@@ -3,9 +3,9 @@
 from collections.abc import Iterator
 
 import pytest
+
 from arena_core.adapters.memory import InMemoryRepository
 from arena_core.ports.repository import Repository
-
 from tests.support.aws import create_repository, embedded_aws
 
 

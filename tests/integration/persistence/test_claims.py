@@ -4,6 +4,7 @@ import threading
 from datetime import timedelta
 
 import pytest
+
 from arena_core.errors import (
     AttemptsExhaustedError,
     ClaimHeldError,
@@ -11,7 +12,6 @@ from arena_core.errors import (
     DecisionAlreadySucceededError,
 )
 from arena_core.ports.repository import DecisionStatus, Repository
-
 from tests.support.builders import RUN_AT, open_cohort
 
 LEASE = timedelta(minutes=15)

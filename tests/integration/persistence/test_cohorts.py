@@ -7,7 +7,6 @@ from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.rules import STARTING_BALANCE
 from arena_core.ports.repository import Repository
-
 from tests.support.builders import WEEK0, open_cohort
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
+
 from arena_core.adapters.dynamodb.table import Table
 from arena_core.adapters.memory import InMemoryBlobStore
 from arena_core.adapters.retry import Retrier, RetryPolicy
@@ -16,8 +18,6 @@ from arena_core.domain.accounting import TradeContext
 from arena_core.errors import NotFoundError, PersistenceError, VersionConflictError
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.repository import Repository
-from botocore.exceptions import ClientError
-
 from tests.support.aws import embedded_aws
 from tests.support.builders import RUN_AT, binary, open_cohort
 from tests.support.fake_time import FakeTime
@@ -60,8 +60,10 @@ class FlakyClient:
 def table(client: Any, time: FakeTime) -> Table:
     retrier = Retrier(
         RetryPolicy(max_attempts=4, base_delay=0.1, total_budget=5),
-        sleep=time.sleep, clock=time.clock, give_up=PersistenceError,
-    )  # fmt: skip
+        sleep=time.sleep,
+        clock=time.clock,
+        give_up=PersistenceError,
+    )
     return Table(client, "t", retrier=retrier)
 
 

@@ -6,6 +6,10 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any, cast
 
+from hypothesis import HealthCheck, event, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
 from arena_core.adapters.memory import InMemoryRepository
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.decision import BetInstruction, SellInstruction
@@ -16,10 +20,6 @@ from arena_core.errors import ArenaError
 from arena_core.ports.repository import DecisionRecord, DecisionStatus, Repository
 from arena_core.services.settlement import settle_market
 from arena_core.services.trading import execute_all
-from hypothesis import HealthCheck, event, settings
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
-
 from tests.support.aws import create_repository, embedded_aws
 from tests.support.builders import RUN_AT, WEEK0, binary, resolved
 from tests.support.crash import CrashingRepository, SimulatedCrash

@@ -5,6 +5,7 @@ from decimal import Decimal
 from typing import Any, cast
 
 import pytest
+
 from arena_core.domain.decision import BetInstruction, SellInstruction
 from arena_core.domain.market import ResolutionKind
 from arena_core.domain.portfolio import PositionStatus, SettlementKind
@@ -13,7 +14,6 @@ from arena_core.errors import ClaimLostError
 from arena_core.ports.repository import DecisionRecord, Repository
 from arena_core.services.settlement import settle_market
 from arena_core.services.trading import execute_all
-
 from tests.support.builders import RUN_AT, binary, open_cohort, resolved
 from tests.support.crash import CrashingRepository, SimulatedCrash
 

@@ -9,6 +9,8 @@ from typing import Any
 import boto3
 import httpx
 import pytest
+from moto import mock_aws
+
 from arena_core.adapters.openrouter import OpenRouterClient, request_body
 from arena_core.adapters.retry import Retrier, RetryPolicy
 from arena_core.adapters.secrets import secret_api_key
@@ -22,8 +24,6 @@ from arena_core.errors import (
     UpstreamNotFoundError,
 )
 from arena_core.ports.llm import ChatMessage, LLMRequest
-from moto import mock_aws
-
 from tests.support.fake_time import FakeTime
 
 OR = "openrouter/"

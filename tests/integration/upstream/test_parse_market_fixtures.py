@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from arena_core.adapters.polymarket import parse_market
 from arena_core.domain.market import MarketStatus, ResolutionKind
 from arena_core.errors import MarketPayloadError
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 TOP = "polymarket/gamma/wom_gamma_markets_top_volume_closed300_open300_2026-02.json"
 
@@ -155,13 +156,22 @@ def test_every_extracted_file_is_covered_by_a_test(fixtures_dir: Path) -> None:
     covered = {
         "active_but_missing_outcomePrices_and_volume",
         "closed_but_proposed_not_resolved_nh_primary",
-        "closed_legacy_amm_no_uma_status_fractional_prices", "closed_legacy_missing_endDate",
-        "closed_legacy_multi_outcome_3_outcomes", "open_binary_israel_syria",
-        "open_disputed_ucl_inter", "open_disputed_us_iran", "open_missing_endDate",
-        "open_negrisk_peru_election", "open_proposed_trump_approval", "open_updown_priced_0.5_0.5",
-        "resolved_50_50_cricket", "resolved_no_btc_above_110k", "resolved_no_negrisk_soccer",
-        "resolved_team_outcomes_cs2_first_won", "resolved_yes_trump_sleazebag",
-    }  # fmt: skip
+        "closed_legacy_amm_no_uma_status_fractional_prices",
+        "closed_legacy_missing_endDate",
+        "closed_legacy_multi_outcome_3_outcomes",
+        "open_binary_israel_syria",
+        "open_disputed_ucl_inter",
+        "open_disputed_us_iran",
+        "open_missing_endDate",
+        "open_negrisk_peru_election",
+        "open_proposed_trump_approval",
+        "open_updown_priced_0.5_0.5",
+        "resolved_50_50_cricket",
+        "resolved_no_btc_above_110k",
+        "resolved_no_negrisk_soccer",
+        "resolved_team_outcomes_cs2_first_won",
+        "resolved_yes_trump_sleazebag",
+    }
     assert stems == covered
 
 

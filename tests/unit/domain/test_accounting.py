@@ -3,6 +3,7 @@
 from decimal import Decimal
 
 import pytest
+
 from arena_core.domain import accounting
 from arena_core.domain.accounting import TradeContext
 from arena_core.domain.book import Book
@@ -19,7 +20,6 @@ from arena_core.errors import (
     PositionMismatchError,
     UnknownPositionError,
 )
-
 from tests.unit.domain.factories import T0, binary, closed, named, resolved
 
 D = Decimal

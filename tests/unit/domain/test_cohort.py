@@ -3,6 +3,7 @@
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+
 from arena_core.domain.cohort import (
     Agent,
     Cohort,

@@ -3,6 +3,8 @@
 from decimal import Decimal
 
 import pytest
+from pydantic import ValidationError
+
 from arena_core.domain.market import (
     NO,
     YES,
@@ -13,8 +15,6 @@ from arena_core.domain.market import (
     ResolutionKind,
 )
 from arena_core.errors import UnknownSideError
-from pydantic import ValidationError
-
 from tests.unit.domain.factories import binary, named, resolved
 
 

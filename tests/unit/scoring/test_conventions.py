@@ -4,6 +4,9 @@ import math
 from decimal import Decimal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from arena_core.errors import ArenaError
 from arena_core.scoring import (
     arena_bet_brier,
@@ -15,8 +18,6 @@ from arena_core.scoring import (
     mean_brier_score,
     peer_score,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 
 @pytest.mark.parametrize("bad", [-0.01, 1.01, math.nan, math.inf, 2])

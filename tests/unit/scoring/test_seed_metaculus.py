@@ -4,6 +4,7 @@ import math
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from arena_core.scoring import (
     baseline_score_binary,
     baseline_score_mc,

@@ -3,6 +3,7 @@
 import math
 
 import pytest
+
 from arena_core.scoring import (
     brier_score,
     brier_skill_score,

@@ -3,6 +3,7 @@
 from decimal import Decimal
 
 import pytest
+
 from arena_core.scoring import arena_bet_brier, brier_score, brier_skill_score
 
 

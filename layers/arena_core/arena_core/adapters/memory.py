@@ -210,6 +210,8 @@ class InMemoryRepository(Repository):
                     "error": error,
                     "lease_until": None,
                     "attempts": record.attempts + (1 if failed else 0),
+                    # A retryable failure starts the next attempt from scratch.
+                    "checkpoint": None if failed else record.checkpoint,
                     "updated_at": now,
                 }
             )

@@ -188,7 +188,8 @@ class Repository(ABC):
         outcome: dict[str, Any] | None = None,
         error: str | None = None,
     ) -> DecisionRecord:
-        """Close the owner's claim as succeeded, retryable failure (attempts + 1) or failed."""
+        """Close the owner's claim as succeeded, retryable failure (attempts + 1, checkpoint
+        cleared so the next attempt asks again) or failed."""
 
     @abstractmethod
     def get_decision(self, decision_id: str) -> DecisionRecord | None: ...

@@ -142,6 +142,8 @@ class DecisionStore(Repository):
         else:
             removes.append("error")
         failed = {"attempts": 1} if status is DecisionStatus.RETRYABLE_FAILURE else None
+        if failed:  # a retryable failure starts the next attempt from scratch
+            removes.append("checkpoint_json")
         item = self._owned_update(decision_id, owner, sets, adds=failed, removes=tuple(removes))
         return _record(item)
 

@@ -1,0 +1,1 @@
+"""Agents behind the ``ForecastAgent`` port: the LLM agent and the baselines."""

@@ -1,0 +1,68 @@
+"""A small world for decide tests: a cohort, a market universe in the blob store, a clock."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from arena_core.adapters.memory import InMemoryBlobStore, InMemoryRepository
+from arena_core.domain.cohort import Agent, Cohort
+from arena_core.domain.market import Market, OutcomeQuote
+from arena_core.ports.blob_store import BlobStore
+from arena_core.ports.clock import FixedClock
+from arena_core.ports.repository import Repository
+from arena_core.services.decide import DecideRequest, DecideService, DecideSettings
+from tests.support.aws import create_repository, embedded_aws
+from tests.support.builders import RUN_AT, binary, open_cohort
+
+UNIVERSE = [
+    binary("m1", "0.40"),
+    binary("m2", "0.25"),
+    Market(
+        market_id="m3",
+        question="Who wins the final?",
+        outcomes=(
+            OutcomeQuote(name="Lakers", price=Decimal("0.30")),
+            OutcomeQuote(name="Celtics", price=Decimal("0.70")),
+        ),
+    ),
+]
+
+
+@dataclass
+class World:
+    repo: Repository
+    blobs: BlobStore
+    clock: FixedClock
+    cohort: Cohort
+    agents: list[Agent]
+    universe_ref: str
+
+    def service(self, repo: Any = None, **settings: Any) -> DecideService:
+        return DecideService(repo or self.repo, self.blobs, self.clock, DecideSettings(**settings))
+
+    def request(self, agent: int = 0, owner: str = "run-1") -> DecideRequest:
+        return DecideRequest(self.agents[agent].agent_id, RUN_AT, self.universe_ref, owner)
+
+
+def make_world(repo: Repository) -> World:
+    blobs = InMemoryBlobStore()
+    ref = blobs.put(
+        "universes/run-1.json", json.dumps([m.model_dump(mode="json") for m in UNIVERSE]).encode()
+    )
+    cohort, agents = open_cohort(repo)
+    return World(repo, blobs, FixedClock(RUN_AT), cohort, agents, ref)
+
+
+@pytest.fixture(params=["memory", "dynamodb"])
+def world(request: pytest.FixtureRequest) -> Iterator[World]:
+    if request.param == "memory":
+        yield make_world(InMemoryRepository())
+        return
+    with embedded_aws():
+        yield make_world(create_repository())

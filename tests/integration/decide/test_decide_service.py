@@ -1,0 +1,228 @@
+"""The decide service end to end with scripted agents, on the fake and on DynamoDB (moto)."""
+
+import json
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from arena_core.domain.valuation import reconcile
+from arena_core.errors import RetryableUpstreamError, UpstreamAuthError, UpstreamCreditsError
+from arena_core.ports.repository import DecisionStatus
+from arena_core.services.decide import DecideStatus
+from tests.integration.decide.conftest import World, make_world
+from tests.support.agents import ScriptedAgent
+from tests.support.crash import CrashingRepository, SimulatedCrash
+
+BET = json.dumps(
+    {
+        "action": "BET",
+        "bets": [
+            {"market_id": "m1", "side": "YES", "amount": 1000},
+            {"market_id": "m3", "side": "celtics", "amount": 700},
+            {"market_id": "nope", "side": "YES", "amount": 100},
+        ],
+        "reasoning": "m1 is underpriced",
+    }
+)
+ZERO_TRADES = '{"action": "BET", "bets": [{"market_id": "nope", "side": "YES", "amount": 100}]}'
+
+
+def ledger(world: World, agent: int = 0) -> tuple[Any, ...]:
+    agent_id = world.agents[agent].agent_id
+    return (
+        world.repo.get_agent(agent_id).cash,
+        tuple(world.repo.trades(agent_id)),
+        tuple(world.repo.positions(agent_id)),
+    )
+
+
+def test_a_valid_bet_is_executed_and_audited(world: World) -> None:
+    agent = ScriptedAgent(BET)
+    result = world.service().decide(world.request(), agent)
+    assert result.status is DecideStatus.SUCCEEDED
+    assert (result.action, result.executed, result.rejected, result.fallback) == (
+        "BET",
+        2,
+        1,
+        False,
+    )
+    agent_id = world.agents[0].agent_id
+    assert world.repo.get_agent(agent_id).cash == Decimal("8300")
+    record = world.repo.get_decision(result.decision_id)
+    assert record is not None
+    assert record.status is DecisionStatus.SUCCEEDED
+    outcome = record.outcome or {}
+    assert outcome["model"] == "test/model"
+    assert outcome["provider"] == "TestProvider"
+    assert outcome["reasoning"] == "m1 is underpriced"
+    assert [t["executed"] for t in outcome["trades"]] == [True, True, False]
+    assert outcome["trades"][2]["rule"] == "unknown_market"
+    prompt = world.blobs.get(outcome["prompt_ref"]).decode()
+    assert "m1|Will m1 happen?|-|YES 0.4|?|?" in prompt
+    assert world.blobs.get(outcome["responses"][0]["response_ref"]).decode() == BET
+    cohort = world.repo.get_cohort(world.cohort.cohort_id)
+    assert cohort is not None
+    assert cohort.first_decision_at is not None
+    reconcile(world.repo.get_agent(agent_id).cash, world.repo.trades(agent_id), [])
+
+
+def test_malformed_then_valid_feeds_the_error_back(world: World) -> None:
+    agent = ScriptedAgent("Sure! I'd bet on m1. {oops", BET)
+    result = world.service().decide(world.request(), agent)
+    assert result.status is DecideStatus.SUCCEEDED
+    assert agent.calls == 2
+    feedback = agent.conversations[1][-1].content
+    assert "cut off" in feedback
+    assert "Sure! I'd bet on m1." in feedback
+    assert agent.conversations[1][-2].role == "assistant"
+    responses = result.outcome["responses"]
+    assert [r["attempt"] for r in responses] == [1, 2]
+    assert "cut off" in responses[0]["error"]
+    assert responses[1]["error"] is None
+
+
+def test_still_invalid_becomes_a_marked_hold_fallback(world: World) -> None:
+    agent = ScriptedAgent("no idea", "still prose", '{"action": "MAYBE"}')
+    result = world.service(format_retries=2).decide(world.request(), agent)
+    assert agent.calls == 3
+    assert result.status is DecideStatus.SUCCEEDED
+    assert result.action == "HOLD"
+    assert result.fallback
+    assert "MAYBE" in (result.outcome["fallback_reason"] or "")
+    assert result.outcome["reasoning"].startswith("[fallback HOLD]")
+    assert world.repo.trades(world.agents[0].agent_id) == []
+
+
+def test_zero_executed_trades_is_a_retryable_failure_then_a_new_attempt(world: World) -> None:
+    first = world.service().decide(world.request(), ScriptedAgent(ZERO_TRADES))
+    assert first.status is DecideStatus.RETRYABLE_FAILURE
+    record = world.repo.get_decision(first.decision_id)
+    assert record is not None
+    assert (record.status, record.attempts, record.checkpoint) == (
+        DecisionStatus.RETRYABLE_FAILURE,
+        1,
+        None,
+    )
+    agent = ScriptedAgent(BET)
+    second = world.service().decide(world.request(owner="run-2"), agent)
+    assert agent.calls == 1  # the model is asked again, not the stored bad decision reused
+    assert second.status is DecideStatus.SUCCEEDED
+    assert second.executed == 2
+
+
+def test_attempts_run_out(world: World) -> None:
+    for n in range(2):
+        world.service(max_attempts=2).decide(
+            world.request(owner=f"run-{n}"), ScriptedAgent(ZERO_TRADES)
+        )
+    result = world.service(max_attempts=2).decide(world.request(owner="run-9"), ScriptedAgent(BET))
+    assert result.status is DecideStatus.EXHAUSTED
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        UpstreamAuthError("HTTP 401: User not found.", status=401),
+        UpstreamCreditsError("HTTP 402: can only afford 10", status=402),
+    ],
+)
+def test_401_and_402_fail_loudly_never_a_quiet_hold(world: World, error: Exception) -> None:
+    with pytest.raises(type(error)):
+        world.service().decide(world.request(), ScriptedAgent(error))
+    record = world.repo.decisions(world.agents[0].agent_id)[0]
+    assert record.status is DecisionStatus.RETRYABLE_FAILURE
+    assert type(error).__name__ in (record.error or "")
+    assert record.outcome is None
+    assert world.repo.trades(world.agents[0].agent_id) == []
+
+
+def test_transport_failure_is_retryable_and_retried_by_the_next_run(world: World) -> None:
+    with pytest.raises(RetryableUpstreamError):
+        world.service().decide(
+            world.request(), ScriptedAgent(RetryableUpstreamError("gave up after 4 attempts"))
+        )
+    result = world.service().decide(world.request(owner="run-2"), ScriptedAgent(BET))
+    assert result.status is DecideStatus.SUCCEEDED
+
+
+def test_a_rerun_after_success_does_nothing(world: World) -> None:
+    world.service().decide(world.request(), ScriptedAgent(BET))
+    before = ledger(world)
+    agent = ScriptedAgent(BET)
+    result = world.service().decide(world.request(owner="run-2"), agent)
+    assert result.status is DecideStatus.ALREADY_DECIDED
+    assert agent.calls == 0
+    assert ledger(world) == before
+
+
+def clean_ledger() -> tuple[Any, ...]:
+    from arena_core.adapters.memory import InMemoryRepository  # noqa: PLC0415
+
+    reference = make_world(InMemoryRepository())
+    reference.service().decide(reference.request(), ScriptedAgent(BET))
+    return ledger(reference)
+
+
+CRASHES = {
+    "after the claim (during the model call)": ("agent", 0),
+    "after the model call (before the checkpoint)": ("save_checkpoint", 0),
+    "between trades": ("apply_trade", 1),
+    "before completing the claim": ("finish_decision", 0),
+}
+
+
+@pytest.mark.parametrize("where", list(CRASHES))
+def test_rerun_after_a_crash_gives_the_same_ledger_and_one_decision(
+    world: World, where: str
+) -> None:
+    method, after = CRASHES[where]
+    crashing_repo: Any
+    if method == "agent":
+        first_agent, crashing_repo = ScriptedAgent(SimulatedCrash("died")), world.repo
+    else:
+        first_agent, crashing_repo = (
+            ScriptedAgent(BET),
+            CrashingRepository(world.repo, method, after),
+        )
+    with pytest.raises(SimulatedCrash):
+        world.service(crashing_repo).decide(world.request(owner="run-1"), first_agent)
+    world.clock.set(world.clock.now() + timedelta(minutes=16))  # the crashed run's lease expires
+    result = world.service().decide(world.request(owner="run-2"), ScriptedAgent(BET))
+    assert result.status is DecideStatus.SUCCEEDED
+    assert result.executed == 2
+    (record,) = world.repo.decisions(world.agents[0].agent_id)
+    assert record.status is DecisionStatus.SUCCEEDED
+    assert record.owner == "run-2"
+    cash, trades, positions = ledger(world)
+    clean_cash, clean_trades, clean_positions = clean_ledger()
+    assert cash == clean_cash
+    assert [(t.trade_id, t.amount, t.shares, t.price) for t in trades] == [
+        (t.trade_id, t.amount, t.shares, t.price) for t in clean_trades
+    ]
+    assert [(p.position_id, p.shares, p.cost_basis) for p in positions] == [
+        (p.position_id, p.shares, p.cost_basis) for p in clean_positions
+    ]
+
+
+def test_a_crash_after_the_checkpoint_reuses_the_stored_decision(world: World) -> None:
+    with pytest.raises(SimulatedCrash):
+        world.service(CrashingRepository(world.repo, "apply_trade", 1)).decide(
+            world.request(), ScriptedAgent(BET)
+        )
+    world.clock.set(world.clock.now() + timedelta(minutes=16))
+    takeover = ScriptedAgent('{"action": "HOLD", "reasoning": "changed my mind"}')
+    result = world.service().decide(world.request(owner="run-2"), takeover)
+    assert takeover.calls == 0
+    assert result.action == "BET"
+    assert result.executed == 2
+
+
+def test_a_live_claim_makes_a_concurrent_run_wait(world: World) -> None:
+    from arena_core.errors import ClaimHeldError  # noqa: PLC0415
+
+    with pytest.raises(SimulatedCrash):
+        world.service().decide(world.request(owner="run-1"), ScriptedAgent(SimulatedCrash("slow")))
+    with pytest.raises(ClaimHeldError):
+        world.service().decide(world.request(owner="run-2"), ScriptedAgent(BET))
