@@ -21,6 +21,7 @@ from arena_core.domain.portfolio import (
     PortfolioSnapshot,
     Position,
     PositionStatus,
+    SeriesPoint,
     Settlement,
     Trade,
     TradeKind,
@@ -70,6 +71,7 @@ class InMemoryRepository(Repository):
         self._open_counts: dict[str, int] = {}
         self._snapshots: dict[str, dict[datetime, PortfolioSnapshot]] = {}
         self._aggregates: dict[str, FamilyAggregate] = {}
+        self._series: dict[tuple[str, str], dict[datetime, SeriesPoint]] = {}
 
     # --- cohorts and agents -------------------------------------------------------------------
 
@@ -91,6 +93,10 @@ class InMemoryRepository(Repository):
         with self._lock:
             active = [c for c in self._cohorts.values() if c.status is CohortStatus.ACTIVE]
         return sorted(active, key=lambda c: c.week_start)
+
+    def cohorts(self) -> list[Cohort]:
+        with self._lock:
+            return sorted(self._cohorts.values(), key=lambda c: c.week_start)
 
     def mark_first_decision(self, cohort_id: str, at: datetime) -> None:
         with self._lock:
@@ -383,3 +389,16 @@ class InMemoryRepository(Repository):
     def family_aggregates(self) -> dict[str, FamilyAggregate]:
         with self._lock:
             return dict(self._aggregates)
+
+    def put_series(self, points: Sequence[SeriesPoint]) -> None:
+        with self._lock:
+            for point in points:
+                key = (point.family_id, point.resolution)
+                self._series.setdefault(key, {})[point.bucket] = point
+
+    def series(
+        self, family_id: str, resolution: str, start: datetime, end: datetime
+    ) -> list[SeriesPoint]:
+        with self._lock:
+            found = self._series.get((family_id, resolution), {})
+            return [found[b] for b in sorted(found) if start <= b <= end]

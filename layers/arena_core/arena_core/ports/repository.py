@@ -32,6 +32,7 @@ from arena_core.domain.portfolio import (
     BetScore,
     PortfolioSnapshot,
     Position,
+    SeriesPoint,
     Settlement,
     Trade,
 )
@@ -137,6 +138,10 @@ class Repository(ABC):
     @abstractmethod
     def active_cohorts(self) -> list[Cohort]:
         """Cohorts not yet completed, oldest first."""
+
+    @abstractmethod
+    def cohorts(self) -> list[Cohort]:
+        """Every cohort, active or completed, oldest first."""
 
     @abstractmethod
     def mark_first_decision(self, cohort_id: str, at: datetime) -> None:
@@ -270,3 +275,13 @@ class Repository(ABC):
 
     @abstractmethod
     def family_aggregates(self) -> dict[str, FamilyAggregate]: ...
+
+    @abstractmethod
+    def put_series(self, points: Sequence[SeriesPoint]) -> None:
+        """Store family series points (idempotent per family, resolution and bucket)."""
+
+    @abstractmethod
+    def series(
+        self, family_id: str, resolution: str, start: datetime, end: datetime
+    ) -> list[SeriesPoint]:
+        """A family's points at one resolution with start <= bucket <= end, oldest first."""

@@ -132,9 +132,13 @@ class DecideService:
         decision_id = DecisionRecord.id_for(member.agent_id, week)
         try:
             record = self._repo.claim_decision(
-                member, week, owner=request.owner, now=self._clock.now(),
-                lease=self._settings.lease, max_attempts=self._settings.max_attempts,
-            )  # fmt: skip
+                member,
+                week,
+                owner=request.owner,
+                now=self._clock.now(),
+                lease=self._settings.lease,
+                max_attempts=self._settings.max_attempts,
+            )
         except DecisionAlreadySucceededError:
             return DecideResult(decision_id, DecideStatus.ALREADY_DECIDED)
         except AttemptsExhaustedError as exc:
@@ -144,10 +148,14 @@ class DecideService:
             record, request, member=member, week=week, markets=markets, agent=agent
         )
         outcomes = execute_all(
-            self._repo, agent_id=member.agent_id, decision_id=decision_id, owner=request.owner,
+            self._repo,
+            agent_id=member.agent_id,
+            decision_id=decision_id,
+            owner=request.owner,
             instructions=[*consultation.decision.bets, *consultation.decision.sells],
-            markets={m.market_id: m for m in markets}, at=request.run_at,
-        )  # fmt: skip
+            markets={m.market_id: m for m in markets},
+            at=request.run_at,
+        )
         return self._finish(
             record,
             request,
@@ -174,27 +182,39 @@ class DecideService:
         known = {**self._repo.get_markets(held), **by_id}
         lines = position_lines(positions, known)
         prompt = build_prompt(
-            now=request.run_at, cohort_id=member.cohort_id, week=week,
-            cash=member.cash, positions=lines, markets=markets,
-        )  # fmt: skip
+            now=request.run_at,
+            cohort_id=member.cohort_id,
+            week=week,
+            cash=member.cash,
+            positions=lines,
+            markets=markets,
+        )
         context = AgentContext(member.agent_id, week, request.run_at, member.cash, lines, markets)
         try:
             consultation = consult(
-                agent, prompt, context, blobs=self._blobs,
+                agent,
+                prompt,
+                context,
+                blobs=self._blobs,
                 blob_prefix=f"decisions/{record.decision_id}/claim-{record.claims}",
                 format_retries=self._settings.format_retries,
                 excerpt_chars=self._settings.excerpt_chars,
-            )  # fmt: skip
+            )
         except UpstreamError as exc:
             self._repo.finish_decision(
-                record.decision_id, owner=request.owner, status=DecisionStatus.RETRYABLE_FAILURE,
-                now=self._clock.now(), error=f"{type(exc).__name__}: {exc}",
-            )  # fmt: skip
+                record.decision_id,
+                owner=request.owner,
+                status=DecisionStatus.RETRYABLE_FAILURE,
+                now=self._clock.now(),
+                error=f"{type(exc).__name__}: {exc}",
+            )
             raise
         self._repo.save_checkpoint(
-            record.decision_id, owner=request.owner, checkpoint=consultation.to_checkpoint(),
+            record.decision_id,
+            owner=request.owner,
+            checkpoint=consultation.to_checkpoint(),
             now=self._clock.now(),
-        )  # fmt: skip
+        )
         return consultation
 
     def _finish(
@@ -212,14 +232,22 @@ class DecideService:
         status = DecisionStatus.RETRYABLE_FAILURE if zero_trades else DecisionStatus.SUCCEEDED
         error = "the decision produced zero executed trades" if zero_trades else None
         self._repo.finish_decision(
-            record.decision_id, owner=request.owner, status=status, now=self._clock.now(),
-            outcome=summary, error=error,
-        )  # fmt: skip
+            record.decision_id,
+            owner=request.owner,
+            status=status,
+            now=self._clock.now(),
+            outcome=summary,
+            error=error,
+        )
         if not zero_trades:
             self._repo.mark_first_decision(cohort_id, request.run_at)
         return DecideResult(
             record.decision_id,
             DecideStatus.RETRYABLE_FAILURE if zero_trades else DecideStatus.SUCCEEDED,
-            action=action.value, fallback=consultation.fallback, executed=summary["executed"],
-            rejected=summary["rejected"], error=error, outcome=summary,
-        )  # fmt: skip
+            action=action.value,
+            fallback=consultation.fallback,
+            executed=summary["executed"],
+            rejected=summary["rejected"],
+            error=error,
+            outcome=summary,
+        )

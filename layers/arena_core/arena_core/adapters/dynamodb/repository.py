@@ -21,6 +21,7 @@ from arena_core.domain.market import Market
 from arena_core.domain.portfolio import (
     PortfolioSnapshot,
     Position,
+    SeriesPoint,
 )
 from arena_core.errors import (
     NotFoundError,
@@ -60,6 +61,14 @@ class DynamoRepository(LedgerStore):
     def active_cohorts(self) -> list[Cohort]:
         items = self.table.index_partition(k.GSI1, k.GSI1PK, "COHORTS#active")
         return sorted((decode(Cohort, i) for i in items), key=lambda c: c.week_start)
+
+    def cohorts(self) -> list[Cohort]:
+        found = [
+            decode(Cohort, item)
+            for status in ("active", "completed")
+            for item in self.table.index_partition(k.GSI1, k.GSI1PK, f"COHORTS#{status}")
+        ]
+        return sorted(found, key=lambda c: c.week_start)
 
     def mark_first_decision(self, cohort_id: str, at: datetime) -> None:
         expr = Expr()
@@ -186,6 +195,18 @@ class DynamoRepository(LedgerStore):
         items = self.table.partition(k.cohort_key(cohort_id)[k.PK], "LATEST#")
         found = [decode(PortfolioSnapshot, i) for i in items]
         return {s.agent_id: s for s in found}
+
+    def put_series(self, points: Sequence[SeriesPoint]) -> None:
+        self.table.batch_put(
+            [encode(p, "series", k.series_key(p.family_id, p.resolution, p.bucket)) for p in points]
+        )
+
+    def series(
+        self, family_id: str, resolution: str, start: datetime, end: datetime
+    ) -> list[SeriesPoint]:
+        window = (k.stamp(start), k.stamp(end))
+        items = self.table.partition(k.series_pk(family_id, resolution), between=window)
+        return [decode(SeriesPoint, i) for i in items]
 
     def family_aggregates(self) -> dict[str, FamilyAggregate]:
         found = [decode(FamilyAggregate, i) for i in self.table.partition(k.AGGREGATES)]

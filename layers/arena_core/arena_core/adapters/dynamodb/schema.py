@@ -116,3 +116,11 @@ def latest_key(cohort_id: str, agent_id: str) -> dict[str, str]:
 
 def aggregate_key(family_id: str) -> dict[str, str]:
     return key(AGGREGATES, f"FAMILY#{family_id}")
+
+
+def series_key(family_id: str, resolution: str, bucket: datetime) -> dict[str, str]:
+    return key(series_pk(family_id, resolution), stamp(bucket))
+
+
+def series_pk(family_id: str, resolution: str) -> str:
+    return f"SERIES#{family_id}#{resolution}"

@@ -1,0 +1,72 @@
+"""Settle what Polymarket has resolved and complete finished cohorts (hourly).
+
+Markets with open positions are fetched in batches; those resolved upstream (closed and UMA
+``resolved``) are settled position by position, then marked resolved. Proposed, disputed and
+closed-without-status markets wait. A cohort is complete once it has had its first decision run
+and none of its agents holds an open position (a cohort whose agents all held completes too).
+Reruns and crashes part-way are safe: settlement is idempotent per position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from arena_core.domain.cohort import Cohort
+from arena_core.domain.market import MarketStatus
+from arena_core.ports.clock import Clock
+from arena_core.ports.market_source import MarketSource
+from arena_core.ports.repository import Repository
+from arena_core.services.settlement import MarketSettlement, settle_market
+
+
+@dataclass(frozen=True)
+class ResolutionReport:
+    checked: int
+    settled: tuple[MarketSettlement, ...]
+    failed_market_ids: tuple[str, ...]
+    completed_cohorts: tuple[str, ...]
+    requests: int
+
+
+def cohorts_for_decisions(active: list[Cohort], horizon: int = 5) -> list[Cohort]:
+    """The most recent ``horizon`` active cohorts take decisions; older ones only settle."""
+    return sorted(active, key=lambda c: c.week_start)[-horizon:] if horizon > 0 else []
+
+
+class ResolutionService:
+    def __init__(self, repo: Repository, source: MarketSource, clock: Clock) -> None:
+        self._repo = repo
+        self._source = source
+        self._clock = clock
+
+    def run(self, at: datetime | None = None) -> ResolutionReport:
+        moment = at or self._clock.now()
+        market_ids = self._repo.markets_with_open_positions()
+        fetch = self._source.markets_by_id(market_ids)
+        self._repo.save_markets(
+            [m for m in fetch.markets.values() if m.status is not MarketStatus.RESOLVED]
+        )
+        settled = tuple(
+            settle_market(self._repo, market, moment)
+            for market in fetch.markets.values()
+            if market.status is MarketStatus.RESOLVED
+        )
+        completed = tuple(
+            c.cohort_id for c in self._repo.active_cohorts() if self._complete_if_done(c, moment)
+        )
+        return ResolutionReport(
+            checked=len(market_ids),
+            settled=settled,
+            failed_market_ids=tuple(fetch.failed_ids),
+            completed_cohorts=completed,
+            requests=fetch.requests,
+        )
+
+    def _complete_if_done(self, cohort: Cohort, moment: datetime) -> bool:
+        if cohort.first_decision_at is None:
+            return False
+        for agent in self._repo.agents(cohort.cohort_id):
+            if any(p.is_open for p in self._repo.positions(agent.agent_id)):
+                return False
+        return self._repo.complete_cohort(cohort.cohort_id, moment)

@@ -1,0 +1,164 @@
+"""Mark every active portfolio to market and record it (methodology v1 §12), every 10 minutes.
+
+The distinct markets with open positions are refreshed in batches (``ceil(M / batch)`` upstream
+requests). A market whose refresh failed, or that came back without a usable price, is valued
+at its last stored state, then at the position's last mark: a failed batch is reported and
+never zeroes a position. One snapshot per agent at the exact snapshot time, each agent's latest,
+and the per-family series points (raw, hourly and daily buckets) are written.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from arena_core.domain import accounting
+from arena_core.domain.cohort import Agent
+from arena_core.domain.market import Market
+from arena_core.domain.money import ZERO
+from arena_core.domain.portfolio import PortfolioSnapshot, Position, SeriesPoint
+from arena_core.domain.valuation import totals
+from arena_core.ports.clock import Clock
+from arena_core.ports.market_source import MarketSource
+from arena_core.ports.repository import Repository
+
+RESOLUTIONS = ("raw", "hour", "day")
+
+
+@dataclass(frozen=True)
+class SnapshotReport:
+    taken_at: datetime
+    agents: int
+    positions: int
+    markets: int
+    requests: int
+    failed_market_ids: tuple[str, ...]
+    stale_positions: int
+    seconds: float
+
+
+def _has_prices(market: Market) -> bool:
+    return market.resolution is not None or all(o.price is not None for o in market.outcomes)
+
+
+def effective_markets(
+    fresh: Mapping[str, Market], stored: Mapping[str, Market], market_ids: Iterable[str]
+) -> dict[str, Market]:
+    """The state to value each market at: fresh when usable, else the last stored one."""
+    chosen = {}
+    for market_id in market_ids:
+        candidate = fresh.get(market_id)
+        if candidate is None or not _has_prices(candidate):
+            candidate = stored.get(market_id, candidate)
+        if candidate is not None:
+            chosen[market_id] = candidate
+    return chosen
+
+
+def bucket(moment: datetime, resolution: str) -> datetime:
+    if resolution == "hour":
+        return moment.replace(minute=0, second=0, microsecond=0)
+    if resolution == "day":
+        return moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    return moment
+
+
+def family_points(snapshots: Sequence[PortfolioSnapshot], taken_at: datetime) -> list[SeriesPoint]:
+    """Per family: summed P/L and mean return % of its agents, at each resolution."""
+    by_family: dict[str, list[PortfolioSnapshot]] = {}
+    for snapshot in snapshots:
+        by_family.setdefault(snapshot.family_id, []).append(snapshot)
+    points = []
+    for family_id, members in sorted(by_family.items()):
+        pnl = sum((s.total_pnl for s in members), ZERO)
+        mean_return = sum((s.total_pnl_pct for s in members), ZERO) / len(members)
+        for resolution in RESOLUTIONS:
+            points.append(
+                SeriesPoint(
+                    family_id=family_id,
+                    resolution=resolution,
+                    bucket=bucket(taken_at, resolution),
+                    taken_at=taken_at,
+                    pnl=pnl,
+                    return_pct=mean_return,
+                    agents=len(members),
+                )
+            )
+    return points
+
+
+class SnapshotService:
+    def __init__(self, repo: Repository, source: MarketSource, clock: Clock) -> None:
+        self._repo = repo
+        self._source = source
+        self._clock = clock
+
+    def run(self, taken_at: datetime | None = None) -> SnapshotReport:
+        started = time.perf_counter()
+        moment = taken_at or self._clock.now()
+        agents = [a for c in self._repo.active_cohorts() for a in self._repo.agents(c.cohort_id)]
+        held = {
+            a.agent_id: [p for p in self._repo.positions(a.agent_id) if p.is_open] for a in agents
+        }
+        market_ids = sorted({p.market_id for positions in held.values() for p in positions})
+        fetch = self._source.markets_by_id(market_ids)
+        stored = self._repo.get_markets(market_ids)
+        markets = effective_markets(fetch.markets, stored, market_ids)
+        self._repo.save_markets([m for m in fetch.markets.values() if _has_prices(m)])
+        snapshots, stale = [], 0
+        for agent in agents:
+            snapshot, agent_stale = self._snapshot(agent, held[agent.agent_id], markets, moment)
+            snapshots.append(snapshot)
+            stale += agent_stale
+        self._repo.put_snapshots(snapshots)
+        self._repo.put_series(family_points(self._family_members(snapshots), moment))
+        return SnapshotReport(
+            taken_at=moment,
+            agents=len(agents),
+            positions=sum(len(p) for p in held.values()),
+            markets=len(market_ids),
+            requests=fetch.requests,
+            failed_market_ids=tuple(fetch.failed_ids),
+            stale_positions=stale,
+            seconds=time.perf_counter() - started,
+        )
+
+    def _snapshot(
+        self,
+        agent: Agent,
+        positions: list[Position],
+        markets: Mapping[str, Market],
+        moment: datetime,
+    ) -> tuple[PortfolioSnapshot, int]:
+        marks = [accounting.mark(p, markets.get(p.market_id)) for p in positions]
+        result = totals(agent.cash, (m.value for m in marks))
+        scores = self._repo.bet_scores(agent.agent_id) if agent.version else []
+        brier = sum((s.brier for s in scores), ZERO) / len(scores) if scores else None
+        snapshot = PortfolioSnapshot(
+            agent_id=agent.agent_id,
+            cohort_id=agent.cohort_id,
+            family_id=agent.family_id,
+            taken_at=moment,
+            cash=result.cash,
+            positions_value=result.positions_value,
+            total_value=result.total_value,
+            total_pnl=result.pnl,
+            total_pnl_pct=result.pnl_pct,
+            brier=brier,
+            resolved_bets=len(scores),
+            open_positions=len(positions),
+        )
+        return snapshot, sum(1 for m in marks if m.stale)
+
+    def _family_members(self, current: list[PortfolioSnapshot]) -> list[PortfolioSnapshot]:
+        """Active agents at this mark plus completed cohorts' final snapshots."""
+        active = {s.cohort_id for s in current}
+        finals = [
+            snapshot
+            for cohort in self._repo.cohorts()
+            if cohort.cohort_id not in active
+            for snapshot in self._repo.latest_snapshots(cohort.cohort_id).values()
+        ]
+        return [*current, *finals]
