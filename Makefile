@@ -6,6 +6,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
+NODE_STAMP := node_modules/.installed
+CHROMIUM := /usr/bin/chromium
+
 .PHONY: help test lint typecheck unit bench clean
 
 help:
@@ -25,7 +28,14 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict layers/arena_core/arena_core
 	$(BIN)/mypy tests $(wildcard bench/*.py)
 
-unit: $(STAMP)
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(CHROMIUM):
+	scripts/ensure-chromium
+
+unit: $(STAMP) $(NODE_STAMP) $(CHROMIUM)
 	$(BIN)/pytest
 
 test: lint typecheck unit
@@ -34,4 +44,4 @@ bench: $(STAMP)
 	@for b in bench/bench_*.py; do [ -e "$$b" ] || continue; echo "== $$b"; $(BIN)/python "$$b"; done
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) node_modules .mypy_cache .ruff_cache .hypothesis test-artifacts

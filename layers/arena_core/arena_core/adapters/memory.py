@@ -33,6 +33,7 @@ from arena_core.ports.repository import (
     DecisionStatus,
     FamilyAggregate,
     Repository,
+    add_to_aggregate,
     claim_refusal,
     score_sums,
 )
@@ -275,8 +276,7 @@ class InMemoryRepository(Repository):
 
     def _bump_aggregate(self, family_id: str, **deltas: Any) -> None:
         current = self._aggregates.get(family_id) or FamilyAggregate(family_id=family_id)
-        update = {k: getattr(current, k) + v for k, v in deltas.items()}
-        self._aggregates[family_id] = current.model_copy(update=update)
+        self._aggregates[family_id] = add_to_aggregate(current, deltas)
 
     def get_trade(self, agent_id: str, trade_id: str) -> Trade | None:
         with self._lock:
@@ -385,6 +385,12 @@ class InMemoryRepository(Repository):
                 for agent_id, series in self._snapshots.items()
                 if series and series[max(series)].cohort_id == cohort_id
             }
+
+    def family_latest(self, family_id: str) -> list[PortfolioSnapshot]:
+        with self._lock:
+            latest = [series[max(series)] for series in self._snapshots.values() if series]
+        chosen = [s for s in latest if s.family_id == family_id]
+        return sorted(chosen, key=lambda s: s.cohort_id)
 
     def family_aggregates(self) -> dict[str, FamilyAggregate]:
         with self._lock:

@@ -17,7 +17,7 @@ transactions, the in-memory fake with one lock):
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
@@ -41,6 +41,7 @@ from arena_core.errors import (
     ClaimHeldError,
     DecisionAlreadySucceededError,
 )
+from arena_core.scoring.calibration import bin_index
 
 
 class DecisionStatus(StrEnum):
@@ -81,9 +82,14 @@ class DecisionRecord(DomainModel):
         return f"{agent_id}.w{week:03d}"
 
 
+CALIBRATION_BINS = 10
+
+
 class FamilyAggregate(DomainModel):
     """Running sums per model family, updated with each settlement and trade (never recomputed
-    from history): mean Brier = brier_sum / scored_bets, and so on."""
+    from history): mean Brier = brier_sum / scored_bets, and so on. ``cal_*`` hold, per
+    right-closed tenth of implied confidence, the bet count, the forecast sum and the wins: the
+    reliability diagram without reading a single bet."""
 
     family_id: str
     scored_bets: int = 0
@@ -93,6 +99,9 @@ class FamilyAggregate(DomainModel):
     wins: int = 0
     trades: int = 0
     settled_positions: int = 0
+    cal_count: tuple[int, ...] = (0,) * CALIBRATION_BINS
+    cal_forecast: tuple[Decimal, ...] = (ZERO,) * CALIBRATION_BINS
+    cal_wins: tuple[int, ...] = (0,) * CALIBRATION_BINS
 
 
 def claim_refusal(record: DecisionRecord, now: datetime, max_attempts: int) -> Exception | None:
@@ -115,14 +124,47 @@ def claim_refusal(record: DecisionRecord, now: datetime, max_attempts: int) -> E
 
 
 def score_sums(scores: Sequence[BetScore]) -> dict[str, Any]:
-    """The aggregate increments that one settlement's bet scores contribute."""
-    return {
+    """The aggregate increments one settlement's bet scores contribute, as flat counters
+    (``cal_count_3`` is bin 3's count) so a store can add them atomically."""
+    sums: dict[str, Any] = {
         "scored_bets": len(scores),
         "brier_sum": sum((s.brier for s in scores), ZERO),
         "market_brier_sum": sum((s.market_brier for s in scores), ZERO),
         "log_score_sum": sum((s.log_score for s in scores), ZERO),
         "wins": sum(1 for s in scores if s.won),
     }
+    for score in scores:
+        index = bin_index(score.forecast, CALIBRATION_BINS)
+        sums[f"cal_count_{index}"] = sums.get(f"cal_count_{index}", 0) + 1
+        sums[f"cal_forecast_{index}"] = sums.get(f"cal_forecast_{index}", ZERO) + score.forecast
+        sums[f"cal_wins_{index}"] = sums.get(f"cal_wins_{index}", 0) + (1 if score.won else 0)
+    return sums
+
+
+def aggregate_from_flat(family_id: str, flat: Mapping[str, Any]) -> FamilyAggregate:
+    """Rebuild an aggregate from flat counters (the inverse of ``score_sums``' naming)."""
+    fields: dict[str, Any] = {k: v for k, v in flat.items() if not k.startswith("cal_")}
+    for name, zero in (("cal_count", 0), ("cal_forecast", ZERO), ("cal_wins", 0)):
+        fields[name] = tuple(flat.get(f"{name}_{i}", zero) for i in range(CALIBRATION_BINS))
+    fields["family_id"] = family_id
+    allowed = FamilyAggregate.model_fields
+    return FamilyAggregate.model_validate({k: v for k, v in fields.items() if k in allowed})
+
+
+def add_to_aggregate(current: FamilyAggregate, deltas: Mapping[str, Any]) -> FamilyAggregate:
+    """``current`` plus flat increments, as a store that ADDs counters would compute it."""
+    flat = flatten_aggregate(current)
+    for name, delta in deltas.items():
+        flat[name] = flat.get(name, 0) + delta
+    return aggregate_from_flat(current.family_id, flat)
+
+
+def flatten_aggregate(aggregate: FamilyAggregate) -> dict[str, Any]:
+    flat: dict[str, Any] = aggregate.model_dump(exclude={"cal_count", "cal_forecast", "cal_wins"})
+    for name in ("cal_count", "cal_forecast", "cal_wins"):
+        for index, value in enumerate(getattr(aggregate, name)):
+            flat[f"{name}_{index}"] = value
+    return flat
 
 
 class Repository(ABC):
@@ -272,6 +314,10 @@ class Repository(ABC):
     @abstractmethod
     def latest_snapshots(self, cohort_id: str) -> dict[str, PortfolioSnapshot]:
         """Each agent's most recent snapshot in a cohort, by agent id."""
+
+    @abstractmethod
+    def family_latest(self, family_id: str) -> list[PortfolioSnapshot]:
+        """The latest snapshot of each of the family's agents (one per cohort), oldest first."""
 
     @abstractmethod
     def family_aggregates(self) -> dict[str, FamilyAggregate]: ...

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from arena_core.adapters.dynamodb import schema as k
-from arena_core.adapters.dynamodb.codec import decode, encode, from_attributes
+from arena_core.adapters.dynamodb.codec import decode, encode, from_attributes, from_fields
 from arena_core.adapters.dynamodb.ledger import LedgerStore
 from arena_core.adapters.dynamodb.table import ConditionFailed, Expr, Table, TransactionCancelled
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus
@@ -27,7 +27,7 @@ from arena_core.errors import (
     NotFoundError,
     PersistenceError,
 )
-from arena_core.ports.repository import FamilyAggregate
+from arena_core.ports.repository import FamilyAggregate, aggregate_from_flat
 
 
 class DynamoRepository(LedgerStore):
@@ -208,8 +208,17 @@ class DynamoRepository(LedgerStore):
         items = self.table.partition(k.series_pk(family_id, resolution), between=window)
         return [decode(SeriesPoint, i) for i in items]
 
+    def family_latest(self, family_id: str) -> list[PortfolioSnapshot]:
+        items = self.table.index_partition(k.GSI2, k.GSI2PK, f"FAMILY#{family_id}")
+        found = [from_attributes(i) for i in items]
+        latest = [from_fields(PortfolioSnapshot, f) for f in found if f.get("entity") == "latest"]
+        return sorted(latest, key=lambda s: s.cohort_id)
+
     def family_aggregates(self) -> dict[str, FamilyAggregate]:
-        found = [decode(FamilyAggregate, i) for i in self.table.partition(k.AGGREGATES)]
+        found = []
+        for item in self.table.partition(k.AGGREGATES):
+            flat = from_attributes(item)
+            found.append(aggregate_from_flat(str(flat["family_id"]), flat))
         return {a.family_id: a for a in found}
 
 

@@ -1,0 +1,88 @@
+"""Site publishers: a local folder (the demo) and S3 (production), both change-only.
+
+Each keeps a manifest of content digests (``.site-manifest.json``), so deciding what changed
+costs one read, not one request per object.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from arena_core.errors import PersistenceError
+from arena_core.ports.publisher import (
+    PublishReport,
+    SitePublisher,
+    cache_control,
+    content_type,
+    digest,
+)
+
+MANIFEST = ".site-manifest.json"
+
+
+def _changed(files: Mapping[str, bytes], known: Mapping[str, str]) -> dict[str, str]:
+    return {path: digest(body) for path, body in files.items() if known.get(path) != digest(body)}
+
+
+class LocalFolderPublisher(SitePublisher):
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._lock = threading.Lock()
+
+    def published(self) -> dict[str, str]:
+        manifest = self._root / MANIFEST
+        if not manifest.exists():
+            return {}
+        loaded: dict[str, str] = json.loads(manifest.read_text())
+        return loaded
+
+    def publish(self, files: Mapping[str, bytes]) -> PublishReport:
+        with self._lock:
+            known = self.published()
+            changed = _changed(files, known)
+            for path in sorted(changed):
+                target = self._root / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(files[path])
+            self._root.mkdir(parents=True, exist_ok=True)
+            (self._root / MANIFEST).write_text(json.dumps({**known, **changed}, sort_keys=True))
+        return PublishReport(tuple(sorted(changed)), len(files) - len(changed))
+
+
+class S3SitePublisher(SitePublisher):
+    def __init__(self, client: Any, bucket: str) -> None:
+        self._client = client
+        self._bucket = bucket
+
+    def published(self) -> dict[str, str]:
+        try:
+            body = self._client.get_object(Bucket=self._bucket, Key=MANIFEST)["Body"].read()
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                return {}
+            raise PersistenceError(f"cannot read the site manifest: {exc}") from exc
+        loaded: dict[str, str] = json.loads(body)
+        return loaded
+
+    def publish(self, files: Mapping[str, bytes]) -> PublishReport:
+        known = self.published()
+        changed = _changed(files, known)
+        try:
+            for path in sorted(changed):
+                self._client.put_object(
+                    Bucket=self._bucket, Key=path, Body=files[path],
+                    ContentType=content_type(path), CacheControl=cache_control(path),
+                )  # fmt: skip
+            self._client.put_object(
+                Bucket=self._bucket, Key=MANIFEST, ContentType="application/json",
+                Body=json.dumps({**known, **changed}, sort_keys=True).encode(),
+            )  # fmt: skip
+        except (ClientError, BotoCoreError) as exc:
+            raise PersistenceError(f"cannot publish the site: {exc}") from exc
+        return PublishReport(tuple(sorted(changed)), len(files) - len(changed))

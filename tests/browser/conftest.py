@@ -1,0 +1,80 @@
+"""Browser tests: the generated site served on loopback with the production CSP, in Debian's
+Chromium driven by Playwright (the test command installs Chromium; nothing is downloaded here)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+from tests.conftest import ROOT
+from tests.support.scenario import Scenario, build
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+# The same policy the CloudFront response-headers policy sends (infra/site construct).
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def end_headers(self) -> None:
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
+    built = build(tmp_path_factory.mktemp("site"), weeks=2)
+    built.publish()
+    return built
+
+
+@pytest.fixture(scope="session")
+def base_url(scenario: Scenario) -> Iterator[str]:
+    handler = functools.partial(Handler, directory=str(scenario.site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: run the README's test command, which installs it")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    path = ROOT / "node_modules/axe-core/axe.min.js"
+    if not path.exists():
+        pytest.fail("node_modules/axe-core is missing: run the README's test command")
+    return path.read_text()
