@@ -1,0 +1,218 @@
+"""Read what the site shows from the repository, with reads bounded by what changes.
+
+Global pages (leaderboard, model pages) read the running family aggregates, one latest snapshot
+per agent of the family, and the family series at the resolution each chart range needs: no read
+grows with the number of bets, trades or snapshots. Cohort and agent pages are built only for the
+cohorts asked for (the live ones; a completed cohort is published once and left alone).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from arena_core.domain import accounting
+from arena_core.domain.cohort import Agent, Cohort
+from arena_core.domain.lineup import AgentKind, AgentSpec
+from arena_core.domain.market import Market
+from arena_core.domain.money import ZERO
+from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, Position, Settlement, Trade
+from arena_core.errors import ArenaError
+from arena_core.ports.blob_store import BlobStore
+from arena_core.ports.repository import DecisionRecord, FamilyAggregate, Repository
+from arena_core.site.charts import Point, RangeChart, ReliabilityPoint, range_charts, reliability_points
+
+RAW_REPLY_LIMIT = 20_000
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    family_id: str
+    display_name: str
+    kind: AgentKind
+    rank: int | None
+    cohorts: int
+    return_pct_mean: Decimal | None
+    total_pnl: Decimal
+    brier: Decimal | None
+    log_score: Decimal | None
+    brier_skill_vs_market: Decimal | None
+    win_rate: Decimal | None
+    resolved_bets: int
+    trades: int
+
+    def as_row(self) -> dict[str, Any]:
+        return {**self.__dict__, "kind": self.kind.value}
+
+
+@dataclass(frozen=True)
+class PositionView:
+    position: Position
+    question: str
+    mark_price: Decimal | None
+    marked_value: Decimal | None
+
+
+@dataclass(frozen=True)
+class DecisionView:
+    record: DecisionRecord
+    outcome: dict[str, Any]
+    raw_reply: str
+
+
+@dataclass
+class AgentView:
+    agent: Agent
+    latest: PortfolioSnapshot | None
+    positions: list[PositionView] = field(default_factory=list)
+    trades: list[Trade] = field(default_factory=list)
+    settlements: list[Settlement] = field(default_factory=list)
+    scores: list[BetScore] = field(default_factory=list)
+    decisions: list[DecisionView] = field(default_factory=list)
+    snapshots: list[PortfolioSnapshot] = field(default_factory=list)
+    charts: list[RangeChart] = field(default_factory=list)
+
+
+@dataclass
+class CohortView:
+    cohort: Cohort
+    agents: list[AgentView]
+
+
+@dataclass
+class FamilyView:
+    spec: AgentSpec
+    row: LeaderboardRow
+    latest: list[PortfolioSnapshot]
+    charts: list[RangeChart]
+    reliability: list[ReliabilityPoint]
+    recent: list[DecisionView] = field(default_factory=list)
+
+
+def _ratio(numerator: Decimal, denominator: Decimal | int) -> Decimal | None:
+    return numerator / denominator if denominator else None
+
+
+def leaderboard_row(spec: AgentSpec, aggregate: FamilyAggregate, latest: Sequence[PortfolioSnapshot]) -> LeaderboardRow:
+    n = aggregate.scored_bets
+    brier = _ratio(aggregate.brier_sum, n)
+    market = _ratio(aggregate.market_brier_sum, n)
+    return LeaderboardRow(
+        family_id=spec.family_id, display_name=spec.display_name, kind=spec.kind, rank=None,
+        cohorts=len(latest),
+        return_pct_mean=_ratio(sum((s.total_pnl_pct for s in latest), ZERO), len(latest)),
+        total_pnl=sum((s.total_pnl for s in latest), ZERO),
+        brier=brier, log_score=_ratio(aggregate.log_score_sum, n),
+        brier_skill_vs_market=(1 - brier / market) if brier is not None and market else None,
+        win_rate=_ratio(Decimal(aggregate.wins), n), resolved_bets=n, trades=aggregate.trades,
+    )  # fmt: skip
+
+
+def ranked(rows: Sequence[LeaderboardRow]) -> list[LeaderboardRow]:
+    """LLM families by mean Brier (lower first), unscored ones after by mean return;
+    baselines follow as reference rows without a rank."""
+    def key(row: LeaderboardRow) -> tuple[int, Decimal, Decimal]:
+        worst = Decimal("Infinity")
+        return (row.brier is None, row.brier if row.brier is not None else worst, -(row.return_pct_mean or ZERO))
+
+    models = sorted((r for r in rows if r.kind is AgentKind.LLM), key=key)
+    baselines = sorted((r for r in rows if r.kind is AgentKind.BASELINE), key=key)
+    numbered = [LeaderboardRow(**{**r.__dict__, "rank": i}) for i, r in enumerate(models, 1)]
+    return numbered + baselines
+
+
+def families(cohorts: Sequence[Cohort]) -> list[AgentSpec]:
+    """Every family that ever had an agent, with its most recent display name."""
+    seen: dict[str, AgentSpec] = {}
+    for cohort in sorted(cohorts, key=lambda c: c.week_start):
+        for spec in cohort.lineup:
+            seen[spec.family_id] = spec
+    return list(seen.values())
+
+
+class SiteCollector:
+    def __init__(self, repo: Repository, blobs: BlobStore | None, now: datetime) -> None:
+        self._repo = repo
+        self._blobs = blobs
+        self.now = now
+
+    def family_views(self, cohorts: Sequence[Cohort]) -> list[FamilyView]:
+        aggregates = self._repo.family_aggregates()
+        views = []
+        for spec in families(cohorts):
+            aggregate = aggregates.get(spec.family_id) or FamilyAggregate(family_id=spec.family_id)
+            latest = self._repo.family_latest(spec.family_id)
+            reliability = reliability_points(aggregate.cal_count, aggregate.cal_forecast, aggregate.cal_wins)
+            row = leaderboard_row(spec, aggregate, latest)
+            views.append(FamilyView(spec, row, latest, self._family_charts(spec.family_id), reliability))
+        rank = {r.family_id: r for r in ranked([v.row for v in views])}
+        for view in views:
+            view.row = rank[view.spec.family_id]
+        return sorted(views, key=lambda v: list(rank).index(v.spec.family_id))
+
+    def _family_charts(self, family_id: str) -> list[RangeChart]:
+        def points(resolution: str, span: timedelta | None) -> list[Point]:
+            start = self.now - span if span else datetime(2000, 1, 1, tzinfo=self.now.tzinfo)
+            found = self._repo.series(family_id, resolution, start, self.now)
+            return [Point(p.taken_at, p.pnl) for p in found]
+
+        day, month = points("raw", timedelta(days=1)), points("hour", timedelta(days=31))
+        return range_charts(
+            {"10M": day, "1H": day, "1D": day, "1W": month, "1M": month, "ALL": points("day", None)},
+            self.now,
+        )
+
+    def cohort_view(self, cohort: Cohort) -> CohortView:
+        latest = self._repo.latest_snapshots(cohort.cohort_id)
+        agents = [self._agent_view(a, latest.get(a.agent_id), cohort) for a in self._repo.agents(cohort.cohort_id)]
+        return CohortView(cohort, agents)
+
+    def _agent_view(self, agent: Agent, latest: PortfolioSnapshot | None, cohort: Cohort) -> AgentView:
+        view = AgentView(agent, latest)
+        repo = self._repo
+        view.trades, view.settlements = repo.trades(agent.agent_id), repo.settlements(agent.agent_id)
+        view.scores = repo.bet_scores(agent.agent_id)
+        positions = repo.positions(agent.agent_id)
+        markets = repo.get_markets(sorted({p.market_id for p in positions}))
+        view.positions = [self._position_view(p, markets.get(p.market_id)) for p in positions]
+        view.decisions = [self._decision_view(d) for d in repo.decisions(agent.agent_id)]
+        view.snapshots = repo.snapshots(agent.agent_id, cohort.week_start, self.now)
+        series = [Point(s.taken_at, s.total_value) for s in view.snapshots]
+        view.charts = range_charts({label: series for label in ("10M", "1H", "1D", "1W", "1M", "ALL")}, self.now)
+        return view
+
+    @staticmethod
+    def _position_view(position: Position, market: Market | None) -> PositionView:
+        question = market.question if market else position.market_id
+        if not position.is_open:
+            return PositionView(position, question, None, None)
+        mark = accounting.mark(position, market)
+        return PositionView(position, question, mark.price, mark.value)
+
+    def _decision_view(self, record: DecisionRecord) -> DecisionView:
+        outcome = record.outcome or {}
+        return DecisionView(record, outcome, self._raw_reply(outcome))
+
+    def _raw_reply(self, outcome: dict[str, Any]) -> str:
+        responses = outcome.get("responses") or []
+        if not responses or self._blobs is None:
+            return ""
+        try:
+            body = self._blobs.get(str(responses[-1]["response_ref"])).decode("utf-8", "replace")
+        except ArenaError:
+            return "(raw reply unavailable)"
+        return _reply_text(body)[:RAW_REPLY_LIMIT]
+
+
+def _reply_text(body: str) -> str:
+    """The assistant message of a stored completion body, or the body itself."""
+    try:
+        parsed = json.loads(body)
+        message = parsed["choices"][0]["message"]
+        return str(message.get("content") or message.get("reasoning") or body)
+    except (ValueError, KeyError, IndexError, TypeError):
+        return body

@@ -1,0 +1,159 @@
+"""Render the static site: data in (views from ``collect``), files out (path → bytes).
+
+Jinja2 with autoescape on for every template: market questions, model reasoning and raw replies
+are untrusted and always rendered as text. No inline script or style: the pages work under
+``default-src 'self'``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from decimal import ROUND_HALF_EVEN, Decimal
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from arena_core.domain.cohort import METHODOLOGY_VERSION, Cohort
+from arena_core.site import exports
+from arena_core.site.collect import AgentView, CohortView, FamilyView
+
+HERE = Path(__file__).parent
+COHORT_TABLES = ("agents", "decisions", "trades", "positions", "settlements", "bet_scores", "snapshots")
+RECENT_DECISIONS = 5
+
+
+def _fixed(value: Decimal | None, places: str) -> str:
+    if value is None:
+        return "—"
+    rounded = value.quantize(Decimal(places), rounding=ROUND_HALF_EVEN)
+    return f"{abs(rounded) if rounded == 0 else rounded:,f}"  # never "-0.00"
+
+
+def _signed(value: Decimal | None) -> str:
+    text = _fixed(value, "0.01")
+    return text if value is None or text.startswith("-") else f"+{text}"
+
+
+def _when(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M UTC") if value else "—"
+
+
+def environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(HERE / "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        money=lambda v: _fixed(v, "0.01"),
+        signed=_signed,
+        pct=lambda v: "—" if v is None else f"{_fixed(v, '0.01')}%",
+        share=lambda v: "—" if v is None else f"{_fixed(v * 100, '0.1')}%",
+        prob=lambda v: _fixed(v, "0.0001"),
+        num=lambda v: "" if v is None else format(v, "f"),
+        when=_when,
+    )
+    return env
+
+
+def _snapshot_rows(view: AgentView) -> list[dict[str, Any]]:
+    hourly: dict[datetime, Any] = {}
+    for snapshot in view.snapshots:
+        hourly[snapshot.taken_at.replace(minute=0, second=0, microsecond=0)] = snapshot
+    return [s.model_dump() for s in hourly.values()]
+
+
+def cohort_rows(view: CohortView) -> dict[str, list[dict[str, Any]]]:
+    """The per-cohort export tables."""
+    tables: dict[str, list[dict[str, Any]]] = {name: [] for name in COHORT_TABLES}
+    for agent in view.agents:
+        latest = agent.latest.model_dump() if agent.latest else {}
+        tables["agents"].append(
+            {**latest, **agent.agent.model_dump(), "snapshot_at": latest.get("taken_at")}
+        )
+        for d in agent.decisions:
+            tables["decisions"].append(
+                {**d.record.model_dump(), **d.outcome, "replies": len(d.outcome.get("responses", []))}
+            )
+        tables["trades"] += [t.model_dump() for t in agent.trades]
+        tables["positions"] += [
+            {**p.position.model_dump(), "avg_entry_price": p.position.avg_entry_price,
+             "mark_price": p.mark_price, "marked_value": p.marked_value}
+            for p in agent.positions
+        ]  # fmt: skip
+        tables["settlements"] += [s.model_dump() for s in agent.settlements]
+        tables["bet_scores"] += [s.model_dump() for s in agent.scores]
+        tables["snapshots"] += _snapshot_rows(agent)
+    return tables
+
+
+class SiteRenderer:
+    def __init__(self, now: datetime, *, universe_size: int = 500, horizon: int = 5) -> None:
+        self._env = environment()
+        self._now = now
+        self._common = {
+            "now": now,
+            "methodology_version": METHODOLOGY_VERSION,
+            "universe_size": universe_size,
+            "horizon": horizon,
+        }
+
+    def page(self, template: str, depth: int, **context: Any) -> bytes:
+        root = "../" * depth
+        html = self._env.get_template(template).render(root=root, **self._common, **context)
+        return html.encode()
+
+    def global_files(self, families: Sequence[FamilyView], cohorts: Sequence[Cohort]) -> dict[str, bytes]:
+        rows = [f.row for f in families]
+        files = {
+            "index.html": self.page("index.html.j2", 0, title="Leaderboard", rows=rows, cohorts=cohorts),
+            "methodology.html": self.page("methodology.html.j2", 0, title="Methodology"),
+            "data/index.html": self.page(
+                "data.html.j2", 1, title="Data", cohorts=cohorts, tables=exports.TABLES,
+                cohort_tables=COHORT_TABLES,
+            ),
+            "data/cohorts.json": json.dumps(
+                [{"cohort_id": c.cohort_id, "week_start": exports.cell(c.week_start),
+                  "status": c.status.value, "files": [f"cohorts/{c.cohort_id}/{t}.csv" for t in COHORT_TABLES]}
+                 for c in cohorts], indent=1,
+            ).encode(),
+            **exports.table_files("data", "leaderboard", [r.as_row() for r in rows]),
+        }  # fmt: skip
+        for family in families:
+            files[f"models/{family.spec.family_id}.html"] = self.page(
+                "model.html.j2", 1, title=family.spec.display_name, view=family
+            )
+        for name in ("style.css", "app.js"):
+            files[f"static/{name}"] = (HERE / "static" / name).read_bytes()
+        return files
+
+    def cohort_files(self, view: CohortView) -> dict[str, bytes]:
+        cohort_id = view.cohort.cohort_id
+        files = {
+            f"cohorts/{cohort_id}/index.html": self.page(
+                "cohort.html.j2", 2, title=f"Cohort {cohort_id}", view=view
+            )
+        }
+        for agent in view.agents:
+            files[f"cohorts/{cohort_id}/{agent.agent.agent_id}.html"] = self.page(
+                "agent.html.j2", 2, title=f"{agent.agent.display_name} in {cohort_id}", view=agent
+            )
+        for table, rows in cohort_rows(view).items():
+            files.update(exports.table_files(f"data/cohorts/{cohort_id}", table, rows))
+        return files
+
+
+def recent_decisions(families: Sequence[FamilyView], cohorts: Sequence[CohortView]) -> None:
+    """Attach each family's most recent decisions (from the cohorts being rendered)."""
+    by_family: dict[str, list[Any]] = {}
+    for cohort in cohorts:
+        for agent in cohort.agents:
+            by_family.setdefault(agent.agent.family_id, []).extend(agent.decisions)
+    for family in families:
+        found = sorted(by_family.get(family.spec.family_id, []), key=lambda d: d.record.updated_at)
+        family.recent = found[-RECENT_DECISIONS:][::-1]

@@ -1,0 +1,146 @@
+"""Site generation: pages and exports, incremental publishing, and the export round trip."""
+
+import csv
+import io
+import json
+from collections import defaultdict
+from decimal import Decimal
+from pathlib import Path
+
+import boto3
+
+from arena_core.adapters.site_publishers import MANIFEST, LocalFolderPublisher, S3SitePublisher
+from arena_core.domain.rules import MAX_BET_FRACTION, STARTING_BALANCE
+from arena_core.services.resolution import ResolutionService
+from arena_core.site.exports import TABLES
+from tests.support.aws import embedded_aws
+from tests.support.scenario import HOSTILE_REASONING, build
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+def test_every_page_and_export_is_written(tmp_path: Path) -> None:
+    scenario = build(tmp_path, weeks=1)
+    report = scenario.publish()
+    cohort = scenario.repo.cohorts()[0].cohort_id
+    for path in ["index.html", "methodology.html", "data/index.html", "data/leaderboard.csv",
+                 "data/leaderboard.json", "data/cohorts.json", "models/gpt-5.1.html",
+                 f"cohorts/{cohort}/index.html", f"cohorts/{cohort}/{cohort}.gpt-5.1.html",
+                 "static/app.js", "static/style.css"]:  # fmt: skip
+        assert (tmp_path / path).is_file(), path
+    for table in ("agents", "decisions", "trades", "positions", "settlements", "bet_scores", "snapshots"):
+        assert (tmp_path / f"data/cohorts/{cohort}/{table}.csv").is_file()
+        assert (tmp_path / f"data/cohorts/{cohort}/{table}.json").is_file()
+    assert report.uploaded == report.files
+
+
+def test_untrusted_text_is_escaped_in_html(tmp_path: Path) -> None:
+    scenario = build(tmp_path, weeks=1)
+    scenario.publish()
+    cohort = scenario.repo.cohorts()[0].cohort_id
+    html = (tmp_path / f"cohorts/{cohort}/{cohort}.gpt-5.1.html").read_text()
+    assert HOSTILE_REASONING not in html
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in html
+    assert "<img src=x" not in html
+    assert "<script>" not in html.replace('<script src="../../static/app.js" defer></script>', "")
+
+
+def test_only_changed_objects_are_uploaded_and_completed_cohorts_are_left_alone(tmp_path: Path) -> None:
+    scenario = build(tmp_path, weeks=1)
+    first = scenario.publish()
+    again = scenario.publish()
+    assert again.uploaded == 0
+    assert again.cohorts_rendered == first.cohorts_rendered
+    for market in scenario.source.markets.values():  # resolve what is left, so the cohort ends
+        from arena_core.domain.market import MarketStatus, ResolutionKind  # noqa: PLC0415
+        from tests.support.builders import resolved  # noqa: PLC0415
+
+        if market.status is MarketStatus.OPEN:
+            scenario.source.set(resolved(market, ResolutionKind.WINNER, market.sides[0]))
+    completed = ResolutionService(scenario.repo, scenario.source, scenario.clock).run()
+    assert completed.completed_cohorts == first.cohorts_rendered
+    final = scenario.publish()
+    assert final.cohorts_rendered == first.cohorts_rendered  # rendered once more, as completed
+    assert scenario.publish().cohorts_rendered == ()  # then never again
+
+
+def test_s3_publisher_sets_content_types_cache_headers_and_skips_unchanged() -> None:
+    with embedded_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket="site")
+        publisher = S3SitePublisher(s3, "site")
+        files = {"index.html": b"<h1>x</h1>", "data/a.csv": b"a\n1\n", "static/app.js": b"1;"}
+        assert publisher.publish(files).uploaded == ("data/a.csv", "index.html", "static/app.js")
+        head = s3.head_object(Bucket="site", Key="index.html")
+        assert head["ContentType"] == "text/html; charset=utf-8"
+        assert "max-age=60" in head["CacheControl"]
+        assert s3.head_object(Bucket="site", Key="data/a.csv")["ContentType"] == "text/csv; charset=utf-8"
+        assert s3.head_object(Bucket="site", Key="static/app.js")["CacheControl"] == "public, max-age=3600"
+        report = publisher.publish({**files, "index.html": b"<h1>y</h1>"})
+        assert report.uploaded == ("index.html",)
+        assert report.unchanged == 2
+        assert json.loads(s3.get_object(Bucket="site", Key=MANIFEST)["Body"].read())["index.html"]
+
+
+def test_local_publisher_manifest(tmp_path: Path) -> None:
+    publisher = LocalFolderPublisher(tmp_path)
+    publisher.publish({"a/b.html": b"1"})
+    assert (tmp_path / "a/b.html").read_bytes() == b"1"
+    assert publisher.publish({"a/b.html": b"1"}).uploaded == ()
+
+
+def test_exports_round_trip_recomputes_brier_pnl_and_return(tmp_path: Path) -> None:
+    scenario = build(tmp_path, weeks=2)
+    scenario.publish()
+    data = tmp_path / "data"
+    leaderboard = {r["family_id"]: r for r in read_csv(data / "leaderboard.csv")}
+    briers: dict[str, list[Decimal]] = defaultdict(list)
+    returns: dict[str, list[Decimal]] = defaultdict(list)
+    pnls: dict[str, Decimal] = defaultdict(Decimal)
+    for cohort in json.loads((data / "cohorts.json").read_text()):
+        folder = data / "cohorts" / cohort["cohort_id"]
+        trades, settlements = read_csv(folder / "trades.csv"), read_csv(folder / "settlements.csv")
+        positions = read_csv(folder / "positions.csv")
+        for score in read_csv(folder / "bet_scores.csv"):
+            forecast = Decimal(score["amount"]) / (Decimal(score["cash_before"]) * MAX_BET_FRACTION)
+            won = Decimal(1) if score["won"] == "true" else Decimal(0)
+            assert forecast == Decimal(score["forecast"])
+            briers[score["family_id"]].append((forecast - won) ** 2)
+        for agent in read_csv(folder / "agents.csv"):
+            mine = agent["agent_id"]
+            cash = STARTING_BALANCE
+            for t in trades:
+                if t["agent_id"] == mine:
+                    cash += -Decimal(t["amount"]) if t["kind"] == "buy" else Decimal(t["amount"])
+            cash += sum((Decimal(s["payout"]) for s in settlements if s["agent_id"] == mine), Decimal(0))
+            assert cash == Decimal(agent["cash"])
+            value = sum((Decimal(p["marked_value"]) for p in positions if p["agent_id"] == mine and p["status"] == "open"), Decimal(0))
+            total = cash + value.quantize(Decimal("0.01"), rounding="ROUND_DOWN")
+            assert total == Decimal(agent["total_value"])
+            pnl = total - STARTING_BALANCE
+            assert pnl == Decimal(agent["total_pnl"])
+            assert pnl / STARTING_BALANCE * 100 == Decimal(agent["total_pnl_pct"])
+            returns[agent["family_id"]].append(pnl / STARTING_BALANCE * 100)
+            pnls[agent["family_id"]] += pnl
+    for family, row in leaderboard.items():
+        assert Decimal(row["total_pnl"]) == pnls[family]
+        assert Decimal(row["return_pct_mean"]) == sum(returns[family], Decimal(0)) / len(returns[family])
+        if briers[family]:
+            assert Decimal(row["brier"]) == sum(briers[family], Decimal(0)) / len(briers[family])
+        else:
+            assert row["brier"] == ""
+
+
+def test_schema_page_documents_every_exported_column(tmp_path: Path) -> None:
+    scenario = build(tmp_path, weeks=1)
+    scenario.publish()
+    page = (tmp_path / "data/index.html").read_text()
+    cohort = scenario.repo.cohorts()[0].cohort_id
+    for table, (_, columns) in TABLES.items():
+        folder = tmp_path / "data" if table == "leaderboard" else tmp_path / f"data/cohorts/{cohort}"
+        header = (folder / f"{table}.csv").read_text().splitlines()[0].split(",")
+        assert header == [c for c, _ in columns]
+        for column in header:
+            assert f"<code>{column}</code>" in page
