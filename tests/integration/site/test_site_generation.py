@@ -28,7 +28,7 @@ def test_every_page_and_export_is_written(tmp_path: Path) -> None:
     for path in ["index.html", "methodology.html", "data/index.html", "data/leaderboard.csv",
                  "data/leaderboard.json", "data/cohorts.json", "models/gpt-5.1.html",
                  f"cohorts/{cohort}/index.html", f"cohorts/{cohort}/{cohort}.gpt-5.1.html",
-                 "static/app.js", "static/style.css"]:  # fmt: skip
+                 "static/app.js", "static/style.css"]:
         assert (tmp_path / path).is_file(), path
     for table in ("agents", "decisions", "trades", "positions", "settlements", "bet_scores", "snapshots"):
         assert (tmp_path / f"data/cohorts/{cohort}/{table}.csv").is_file()

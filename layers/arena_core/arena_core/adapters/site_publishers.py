@@ -76,13 +76,18 @@ class S3SitePublisher(SitePublisher):
         try:
             for path in sorted(changed):
                 self._client.put_object(
-                    Bucket=self._bucket, Key=path, Body=files[path],
-                    ContentType=content_type(path), CacheControl=cache_control(path),
-                )  # fmt: skip
+                    Bucket=self._bucket,
+                    Key=path,
+                    Body=files[path],
+                    ContentType=content_type(path),
+                    CacheControl=cache_control(path),
+                )
             self._client.put_object(
-                Bucket=self._bucket, Key=MANIFEST, ContentType="application/json",
+                Bucket=self._bucket,
+                Key=MANIFEST,
+                ContentType="application/json",
                 Body=json.dumps({**known, **changed}, sort_keys=True).encode(),
-            )  # fmt: skip
+            )
         except (ClientError, BotoCoreError) as exc:
             raise PersistenceError(f"cannot publish the site: {exc}") from exc
         return PublishReport(tuple(sorted(changed)), len(files) - len(changed))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
@@ -167,6 +168,17 @@ def flatten_aggregate(aggregate: FamilyAggregate) -> dict[str, Any]:
     return flat
 
 
+@dataclass(frozen=True)
+class AgentRecords:
+    """Everything recorded under one agent, read together."""
+
+    positions: list[Position]
+    trades: list[Trade]
+    settlements: list[Settlement]
+    scores: list[BetScore]
+    decisions: list[DecisionRecord]
+
+
 class Repository(ABC):
     # --- cohorts and agents -------------------------------------------------------------------
 
@@ -261,6 +273,17 @@ class Repository(ABC):
     @abstractmethod
     def positions(self, agent_id: str) -> list[Position]:
         """All positions of the agent, open and closed."""
+
+    def agent_records(self, agent_id: str) -> AgentRecords:
+        """Positions, trades, settlements, bet scores and decisions of one agent. Stores that
+        keep them together override this with a single read."""
+        return AgentRecords(
+            positions=self.positions(agent_id),
+            trades=self.trades(agent_id),
+            settlements=self.settlements(agent_id),
+            scores=self.bet_scores(agent_id),
+            decisions=self.decisions(agent_id),
+        )
 
     # --- markets and settlement ---------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from arena_core.domain import accounting
 from arena_core.domain.cohort import Agent
 from arena_core.domain.market import Market
 from arena_core.domain.money import ZERO
-from arena_core.domain.portfolio import PortfolioSnapshot, Position, SeriesPoint
+from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, Position, SeriesPoint
 from arena_core.domain.valuation import totals
 from arena_core.ports.clock import Clock
 from arena_core.ports.market_source import MarketSource
@@ -99,9 +99,8 @@ class SnapshotService:
         started = time.perf_counter()
         moment = taken_at or self._clock.now()
         agents = [a for c in self._repo.active_cohorts() for a in self._repo.agents(c.cohort_id)]
-        held = {
-            a.agent_id: [p for p in self._repo.positions(a.agent_id) if p.is_open] for a in agents
-        }
+        records = {a.agent_id: self._repo.agent_records(a.agent_id) for a in agents}
+        held = {i: [p for p in r.positions if p.is_open] for i, r in records.items()}
         market_ids = sorted({p.market_id for positions in held.values() for p in positions})
         fetch = self._source.markets_by_id(market_ids)
         stored = self._repo.get_markets(market_ids)
@@ -109,7 +108,10 @@ class SnapshotService:
         self._repo.save_markets([m for m in fetch.markets.values() if _has_prices(m)])
         snapshots, stale = [], 0
         for agent in agents:
-            snapshot, agent_stale = self._snapshot(agent, held[agent.agent_id], markets, moment)
+            scores = records[agent.agent_id].scores
+            snapshot, agent_stale = self._snapshot(
+                agent, held[agent.agent_id], scores, markets, moment
+            )
             snapshots.append(snapshot)
             stale += agent_stale
         self._repo.put_snapshots(snapshots)
@@ -125,16 +127,16 @@ class SnapshotService:
             seconds=time.perf_counter() - started,
         )
 
+    @staticmethod
     def _snapshot(
-        self,
         agent: Agent,
         positions: list[Position],
+        scores: list[BetScore],
         markets: Mapping[str, Market],
         moment: datetime,
     ) -> tuple[PortfolioSnapshot, int]:
         marks = [accounting.mark(p, markets.get(p.market_id)) for p in positions]
         result = totals(agent.cash, (m.value for m in marks))
-        scores = self._repo.bet_scores(agent.agent_id) if agent.version else []
         brier = sum((s.brier for s in scores), ZERO) / len(scores) if scores else None
         snapshot = PortfolioSnapshot(
             agent_id=agent.agent_id,

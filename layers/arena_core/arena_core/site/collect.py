@@ -109,7 +109,7 @@ def leaderboard_row(spec: AgentSpec, aggregate: FamilyAggregate, latest: Sequenc
         brier=brier, log_score=_ratio(aggregate.log_score_sum, n),
         brier_skill_vs_market=(1 - brier / market) if brier is not None and market else None,
         win_rate=_ratio(Decimal(aggregate.wins), n), resolved_bets=n, trades=aggregate.trades,
-    )  # fmt: skip
+    )
 
 
 def ranked(rows: Sequence[LeaderboardRow]) -> list[LeaderboardRow]:
@@ -174,12 +174,11 @@ class SiteCollector:
     def _agent_view(self, agent: Agent, latest: PortfolioSnapshot | None, cohort: Cohort) -> AgentView:
         view = AgentView(agent, latest)
         repo = self._repo
-        view.trades, view.settlements = repo.trades(agent.agent_id), repo.settlements(agent.agent_id)
-        view.scores = repo.bet_scores(agent.agent_id)
-        positions = repo.positions(agent.agent_id)
-        markets = repo.get_markets(sorted({p.market_id for p in positions}))
-        view.positions = [self._position_view(p, markets.get(p.market_id)) for p in positions]
-        view.decisions = [self._decision_view(d) for d in repo.decisions(agent.agent_id)]
+        records = repo.agent_records(agent.agent_id)
+        view.trades, view.settlements, view.scores = records.trades, records.settlements, records.scores
+        markets = repo.get_markets(sorted({p.market_id for p in records.positions}))
+        view.positions = [self._position_view(p, markets.get(p.market_id)) for p in records.positions]
+        view.decisions = [self._decision_view(d) for d in records.decisions]
         view.snapshots = repo.snapshots(agent.agent_id, cohort.week_start, self.now)
         series = [Point(s.taken_at, s.total_value) for s in view.snapshots]
         view.charts = range_charts({label: series for label in ("10M", "1H", "1D", "1W", "1M", "ALL")}, self.now)

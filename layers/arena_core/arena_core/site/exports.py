@@ -143,7 +143,7 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         ("brier", "Mean Brier of scored bets so far."),
         ("resolved_bets", "Scored bets so far."),
     )),
-}  # fmt: skip
+}
 
 
 def cell(value: Any) -> Any:

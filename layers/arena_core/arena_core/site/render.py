@@ -85,7 +85,7 @@ def cohort_rows(view: CohortView) -> dict[str, list[dict[str, Any]]]:
             {**p.position.model_dump(), "avg_entry_price": p.position.avg_entry_price,
              "mark_price": p.mark_price, "marked_value": p.marked_value}
             for p in agent.positions
-        ]  # fmt: skip
+        ]
         tables["settlements"] += [s.model_dump() for s in agent.settlements]
         tables["bet_scores"] += [s.model_dump() for s in agent.scores]
         tables["snapshots"] += _snapshot_rows(agent)
@@ -123,7 +123,7 @@ class SiteRenderer:
                  for c in cohorts], indent=1,
             ).encode(),
             **exports.table_files("data", "leaderboard", [r.as_row() for r in rows]),
-        }  # fmt: skip
+        }
         for family in families:
             files[f"models/{family.spec.family_id}.html"] = self.page(
                 "model.html.j2", 1, title=family.spec.display_name, view=family

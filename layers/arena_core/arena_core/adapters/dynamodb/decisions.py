@@ -21,7 +21,7 @@ from arena_core.errors import ClaimConflictError, ClaimLostError
 from arena_core.ports.repository import DecisionRecord, DecisionStatus, Repository, claim_refusal
 
 
-def _record(item: dict[str, Any]) -> DecisionRecord:
+def decision_record(item: dict[str, Any]) -> DecisionRecord:
     fields = from_attributes(item)
     for name in ("checkpoint", "outcome"):
         raw = fields.pop(f"{name}_json", None)
@@ -73,13 +73,13 @@ class DecisionStore(Repository):
             )
         except ConditionFailed as exc:
             raise self._refusal(exc, decision_id, now, max_attempts) from exc
-        return _record(item)
+        return decision_record(item)
 
     def _refusal(
         self, exc: ConditionFailed, decision_id: str, now: datetime, max_attempts: int
     ) -> Exception:
         if exc.old_item:
-            refusal = claim_refusal(_record(dict(exc.old_item)), now, max_attempts)
+            refusal = claim_refusal(decision_record(dict(exc.old_item)), now, max_attempts)
             if refusal is not None:
                 return refusal
         return ClaimConflictError(f"decision {decision_id} could not be claimed")
@@ -145,12 +145,12 @@ class DecisionStore(Repository):
         if failed:  # a retryable failure starts the next attempt from scratch
             removes.append("checkpoint_json")
         item = self._owned_update(decision_id, owner, sets, adds=failed, removes=tuple(removes))
-        return _record(item)
+        return decision_record(item)
 
     def get_decision(self, decision_id: str) -> DecisionRecord | None:
         agent_id = decision_id.rsplit(".w", 1)[0]
         item = self.table.get(k.decision_key(agent_id, decision_id))
-        return None if item is None else _record(item)
+        return None if item is None else decision_record(item)
 
     def decisions(self, agent_id: str) -> list[DecisionRecord]:
-        return [_record(i) for i in self.table.partition(k.agent_pk(agent_id), "DECISION#")]
+        return [decision_record(i) for i in self.table.partition(k.agent_pk(agent_id), "DECISION#")]

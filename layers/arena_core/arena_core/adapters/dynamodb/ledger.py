@@ -47,7 +47,7 @@ class LedgerStore(DecisionStore):
                     trade.agent_id, expected_version, trade.cash_before, execution.cash_after
                 ),
             ),
-            ("position", {"Put": {"Item": _position_item(position)}}),
+            ("position", {"Put": {"Item": position_item(position)}}),
             ("aggregate", _aggregate_update(agent.family_id, {"trades": 1})),
         ]
         guard = _guard_key(position)
@@ -127,7 +127,7 @@ class LedgerStore(DecisionStore):
         operations = [
             ("settlement", _put_new(_settlement_item(settlement))),
             ("agent", agent_update),
-            ("position", {"Put": {"Item": _position_item(position)}}),
+            ("position", {"Put": {"Item": position_item(position)}}),
             ("guard", {"Delete": {"Key": _guard_key(position)}}),
             ("market", _open_count_update(position.market_id, -1)),
             ("aggregate", _aggregate_update(family_id, sums)),
@@ -169,7 +169,7 @@ def _put_new(item: dict[str, Any]) -> dict[str, Any]:
     return {"Put": {"Item": item, "ConditionExpression": "attribute_not_exists(PK)"}}
 
 
-def _position_item(position: Position) -> dict[str, Any]:
+def position_item(position: Position) -> dict[str, Any]:
     index: dict[str, str] = {}
     if position.is_open:  # sparse: only open positions are findable by market
         index = {

@@ -14,20 +14,24 @@ from typing import Any
 
 from arena_core.adapters.dynamodb import schema as k
 from arena_core.adapters.dynamodb.codec import decode, encode, from_attributes, from_fields
+from arena_core.adapters.dynamodb.decisions import decision_record
 from arena_core.adapters.dynamodb.ledger import LedgerStore
 from arena_core.adapters.dynamodb.table import ConditionFailed, Expr, Table, TransactionCancelled
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus
 from arena_core.domain.market import Market
 from arena_core.domain.portfolio import (
+    BetScore,
     PortfolioSnapshot,
     Position,
     SeriesPoint,
+    Settlement,
+    Trade,
 )
 from arena_core.errors import (
     NotFoundError,
     PersistenceError,
 )
-from arena_core.ports.repository import FamilyAggregate, aggregate_from_flat
+from arena_core.ports.repository import AgentRecords, FamilyAggregate, aggregate_from_flat
 
 
 class DynamoRepository(LedgerStore):
@@ -39,9 +43,9 @@ class DynamoRepository(LedgerStore):
     def create_cohort(self, cohort: Cohort, agents: Sequence[Agent]) -> tuple[Cohort, bool]:
         absent = "attribute_not_exists(PK)"
         operations = [
-            ("cohort", {"Put": {"Item": _cohort_item(cohort), "ConditionExpression": absent}}),
+            ("cohort", {"Put": {"Item": cohort_item(cohort), "ConditionExpression": absent}}),
             *(
-                (a.agent_id, {"Put": {"Item": _agent_item(a), "ConditionExpression": absent}})
+                (a.agent_id, {"Put": {"Item": agent_item(a), "ConditionExpression": absent}})
                 for a in agents
             ),
         ]
@@ -106,6 +110,19 @@ class DynamoRepository(LedgerStore):
         return decode(Agent, item)
 
     # --- markets and settlement ---------------------------------------------------------------
+
+    def agent_records(self, agent_id: str) -> AgentRecords:
+        """One query of the agent's partition instead of five."""
+        kinds: dict[str, list[dict[str, Any]]] = {}
+        for item in self.table.partition(k.agent_pk(agent_id)):
+            kinds.setdefault(item[k.SK]["S"].split("#", 1)[0], []).append(item)
+        return AgentRecords(
+            positions=[decode(Position, i) for i in kinds.get("POSITION", [])],
+            trades=[decode(Trade, i) for i in kinds.get("TRADE", [])],
+            settlements=[decode(Settlement, i) for i in kinds.get("SETTLEMENT", [])],
+            scores=[decode(BetScore, i) for i in kinds.get("SCORE", [])],
+            decisions=[decision_record(i) for i in kinds.get("DECISION", [])],
+        )
 
     def save_markets(self, markets: Sequence[Market]) -> None:
         for market in markets:
@@ -222,11 +239,11 @@ class DynamoRepository(LedgerStore):
         return {a.family_id: a for a in found}
 
 
-def _cohort_item(cohort: Cohort) -> dict[str, Any]:
+def cohort_item(cohort: Cohort) -> dict[str, Any]:
     index = {k.GSI1PK: f"COHORTS#{cohort.status.value}", k.GSI1SK: k.stamp(cohort.week_start)}
     return encode(cohort, "cohort", k.cohort_key(cohort.cohort_id), **index)
 
 
-def _agent_item(agent: Agent) -> dict[str, Any]:
+def agent_item(agent: Agent) -> dict[str, Any]:
     index = {k.GSI2PK: f"FAMILY#{agent.family_id}", k.GSI2SK: f"AGENT#{agent.cohort_id}"}
     return encode(agent, "agent", k.agent_key(agent.agent_id), **index)

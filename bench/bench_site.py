@@ -1,0 +1,137 @@
+"""Site regeneration cost against history: 52 weeks of history versus 1 week.
+
+Each history is built with the real services (decisions by baseline agents, snapshots,
+settlement, cohort completion) on the in-memory repository; the site is published once, then the
+steady-state regeneration that follows every snapshot is timed (median of runs). Target: the
+52-week time divided by the 1-week time at most 1.5. Run with `make bench`.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+from arena_core.adapters.memory import InMemoryBlobStore, InMemoryRepository
+from arena_core.adapters.site_publishers import LocalFolderPublisher
+from arena_core.agents.baselines import AlwaysHold, MarketFollower, RandomAgent
+from arena_core.domain.cohort import Cohort
+from arena_core.domain.lineup import default_lineup
+from arena_core.domain.market import Market, MarketStatus, OutcomeQuote, Resolution, ResolutionKind
+from arena_core.ports.agent import ForecastAgent
+from arena_core.ports.clock import FixedClock
+from arena_core.ports.market_source import MarketFetch, MarketSource
+from arena_core.services.decide import DecideRequest, DecideService
+from arena_core.services.publish_site import PublishSiteService
+from arena_core.services.resolution import ResolutionService
+from arena_core.services.snapshot import SnapshotService
+
+START = datetime(2025, 1, 5, tzinfo=UTC)
+MARKETS_PER_WEEK, SNAPSHOTS_PER_WEEK, RUNS = 12, 12, 5
+
+
+class WeeklyMarkets(MarketSource):
+    """Each week's markets trade during the week and resolve at its end."""
+
+    def __init__(self) -> None:
+        self.markets: dict[str, Market] = {}
+
+    def add_week(self, week: int) -> list[Market]:
+        fresh = []
+        for i in range(MARKETS_PER_WEEK):
+            yes = Decimal("0.2") + Decimal(i % 7) / 10
+            quotes = (OutcomeQuote(name="Yes", price=yes), OutcomeQuote(name="No", price=1 - yes))
+            market = Market(
+                market_id=f"w{week}m{i}", question=f"Week {week} question {i}?", outcomes=quotes
+            )
+            self.markets[market.market_id] = market
+            fresh.append(market)
+        return fresh
+
+    def resolve_week(self, week: int) -> None:
+        for i in range(MARKETS_PER_WEEK):
+            market = self.markets[f"w{week}m{i}"]
+            winner = "YES" if i % 2 else "NO"
+            self.markets[market.market_id] = market.model_copy(
+                update={
+                    "status": MarketStatus.RESOLVED,
+                    "resolution": Resolution(kind=ResolutionKind.WINNER, winner=winner),
+                }
+            )
+
+    def top_markets(self, limit: int = 500) -> MarketFetch:
+        return MarketFetch(markets=dict(list(self.markets.items())[:limit]))
+
+    def markets_by_id(self, market_ids: list[str]) -> MarketFetch:  # type: ignore[override]
+        return MarketFetch(markets={i: self.markets[i] for i in market_ids if i in self.markets})
+
+
+def responder(model_id: str, index: int) -> ForecastAgent:
+    if model_id == "always-hold":
+        return AlwaysHold()
+    if model_id == "market-follower":
+        return MarketFollower()
+    return RandomAgent(seed=index)
+
+
+def history(weeks: int, folder: Path) -> tuple[PublishSiteService, FixedClock, SnapshotService]:
+    repo, blobs, clock, source = (
+        InMemoryRepository(),
+        InMemoryBlobStore(),
+        FixedClock(START),
+        WeeklyMarkets(),
+    )
+    decide = DecideService(repo, blobs, clock)
+    snapshot = SnapshotService(repo, source, clock)
+    for week in range(weeks):
+        opened = START + timedelta(weeks=week)
+        clock.set(opened)
+        cohort = Cohort.open(opened, default_lineup())
+        repo.create_cohort(cohort, cohort.agents())
+        markets = source.add_week(week)
+        ref = blobs.put(
+            f"u/{week}.json", json.dumps([m.model_dump(mode="json") for m in markets]).encode()
+        )
+        clock.set(opened + timedelta(minutes=5))
+        for index, agent in enumerate(repo.agents(cohort.cohort_id)):
+            request = DecideRequest(agent.agent_id, clock.now(), ref, f"run-{week}")
+            decide.decide(request, responder(agent.model_id, index + week))
+        for step in range(SNAPSHOTS_PER_WEEK):
+            clock.set(opened + timedelta(hours=12 * step + 1))
+            snapshot.run()
+        if week < weeks - 1:  # every week but the last resolves and completes
+            source.resolve_week(week)
+            clock.set(opened + timedelta(days=6, hours=23))
+            ResolutionService(repo, source, clock).run()
+    publisher = LocalFolderPublisher(folder)
+    return PublishSiteService(repo, publisher, blobs, clock), clock, snapshot
+
+
+def steady_state_seconds(weeks: int) -> tuple[float, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        site, clock, snapshot = history(weeks, Path(tmp))
+        site.run()  # the first publication renders every cohort once
+        times = []
+        for _ in range(RUNS):
+            clock.set(clock.now() + timedelta(minutes=10))
+            snapshot.run()
+            started = time.perf_counter()
+            report = site.run()
+            times.append(time.perf_counter() - started)
+        return statistics.median(times), report.files
+
+
+def main() -> None:
+    one, files_one = steady_state_seconds(1)
+    many, files_many = steady_state_seconds(52)
+    print(f"regeneration_seconds weeks=1: {one:.3f} ({files_one} files rendered)")
+    print(f"regeneration_seconds weeks=52: {many:.3f} ({files_many} files rendered)")
+    print(f"ratio_52_over_1={many / one:.2f} target<=1.5")
+
+
+if __name__ == "__main__":
+    main()
