@@ -25,7 +25,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict layers/arena_core/arena_core
+	$(BIN)/mypy --strict layers/arena_core/arena_core functions
 	$(BIN)/mypy tests $(wildcard bench/*.py)
 
 $(NODE_STAMP): package.json package-lock.json

@@ -50,6 +50,10 @@ class InMemoryBlobStore(BlobStore):
             self._blobs[key] = bytes(body)
         return key
 
+    def find(self, key: str) -> str | None:
+        with self._lock:
+            return key if key in self._blobs else None
+
     def get(self, ref: str) -> bytes:
         with self._lock:
             if ref not in self._blobs:
@@ -151,7 +155,7 @@ class InMemoryRepository(Repository):
         with self._lock:
             existing = self._decisions.get(decision_id)
             if existing is not None:
-                refusal = claim_refusal(existing, now, max_attempts)
+                refusal = claim_refusal(existing, now, max_attempts, owner)
                 if refusal is not None:
                     raise refusal
             base = existing or DecisionRecord(

@@ -31,6 +31,16 @@ class S3BlobStore(BlobStore):
             raise PersistenceError(f"cannot store blob {full}: {exc}") from exc
         return f"s3://{self._bucket}/{full}"
 
+    def find(self, key: str) -> str | None:
+        full = self._key(key)
+        try:
+            self._client.head_object(Bucket=self._bucket, Key=full)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
+                return None
+            raise PersistenceError(f"cannot look up blob {full}: {exc}") from exc
+        return f"s3://{self._bucket}/{full}"
+
     def get(self, ref: str) -> bytes:
         if not ref.startswith(f"s3://{self._bucket}/"):
             raise NotFoundError(f"{ref!r} is not a blob of bucket {self._bucket}")

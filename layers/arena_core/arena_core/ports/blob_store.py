@@ -11,5 +11,9 @@ class BlobStore(ABC):
         """Store ``body`` under ``key`` (overwriting) and return the reference to keep."""
 
     @abstractmethod
+    def find(self, key: str) -> str | None:
+        """The reference of the blob stored under ``key``, or None when there is none."""
+
+    @abstractmethod
     def get(self, ref: str) -> bytes:
         """The bytes behind a reference; ``NotFoundError`` when absent."""

@@ -105,8 +105,14 @@ class FamilyAggregate(DomainModel):
     cal_wins: tuple[int, ...] = (0,) * CALIBRATION_BINS
 
 
-def claim_refusal(record: DecisionRecord, now: datetime, max_attempts: int) -> Exception | None:
-    """Why an existing decision row cannot be claimed now, or None if it can."""
+def claim_refusal(
+    record: DecisionRecord, now: datetime, max_attempts: int, owner: str
+) -> Exception | None:
+    """Why an existing decision row cannot be claimed now, or None if it can.
+
+    The owner of a live claim may claim it again: a retried step of the same run picks up its
+    own work; any other run waits for the lease to expire.
+    """
     status = record.status
     if status is DecisionStatus.SUCCEEDED:
         return DecisionAlreadySucceededError(f"decision {record.decision_id} already succeeded")
@@ -117,6 +123,8 @@ def claim_refusal(record: DecisionRecord, now: datetime, max_attempts: int) -> E
             f"decision {record.decision_id} used {record.attempts} of {max_attempts} attempts"
         )
     # A lease is live up to and including its expiry instant; strictly later, it can be taken.
+    if status is DecisionStatus.CLAIMED and record.owner == owner:
+        return None
     if status is DecisionStatus.CLAIMED and record.lease_until and record.lease_until >= now:
         return ClaimHeldError(
             f"decision {record.decision_id} is held by another run until {record.lease_until}"
@@ -226,7 +234,8 @@ class Repository(ABC):
         max_attempts: int,
     ) -> DecisionRecord:
         """Claim the agent-week: succeeds when no row exists, the row is a retryable failure
-        under the attempt limit, or its lease has expired. Raises a ``ClaimConflictError``."""
+        under the attempt limit, its lease has expired, or ``owner`` already holds it.
+        Raises a ``ClaimConflictError``."""
 
     @abstractmethod
     def extend_claim(self, decision_id: str, *, owner: str, lease_until: datetime) -> None: ...

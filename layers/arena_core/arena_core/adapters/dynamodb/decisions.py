@@ -65,21 +65,23 @@ class DecisionStore(Repository):
             f"attribute_not_exists({e.n(k.PK)}) "
             f"OR ({status} = {e.v(DecisionStatus.RETRYABLE_FAILURE)} "
             f"AND {attempts} < {e.v(max_attempts)}) "
-            f"OR ({status} = {e.v(DecisionStatus.CLAIMED)} AND {lease_until} < {e.v(k.stamp(now))})"
+            f"OR ({status} = {e.v(DecisionStatus.CLAIMED)} "
+            f"AND {lease_until} < {e.v(k.stamp(now))}) "
+            f"OR ({status} = {e.v(DecisionStatus.CLAIMED)} AND {e.n('owner')} = {e.v(owner)})"
         )
         try:
             item = self.table.update(
                 k.decision_key(agent.agent_id, decision_id), update, e, condition=condition
             )
         except ConditionFailed as exc:
-            raise self._refusal(exc, decision_id, now, max_attempts) from exc
+            raise self._refusal(exc, decision_id, now, max_attempts, owner) from exc
         return decision_record(item)
 
     def _refusal(
-        self, exc: ConditionFailed, decision_id: str, now: datetime, max_attempts: int
+        self, exc: ConditionFailed, decision_id: str, now: datetime, max_attempts: int, owner: str
     ) -> Exception:
         if exc.old_item:
-            refusal = claim_refusal(decision_record(dict(exc.old_item)), now, max_attempts)
+            refusal = claim_refusal(decision_record(dict(exc.old_item)), now, max_attempts, owner)
             if refusal is not None:
                 return refusal
         return ClaimConflictError(f"decision {decision_id} could not be claimed")

@@ -1,0 +1,1 @@
+"""Lambda function assets (see README.md)."""

@@ -1,0 +1,97 @@
+"""One function per Lambda entry point: build the use case from the container, run it, and
+return a JSON-ready summary. Handlers stay thin (parse, call one of these, record metrics)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import datetime, time
+from typing import Any
+
+from arena_core.bootstrap import Container
+from arena_core.events import DecideItem, DecisionRunInput, FinalizeInput
+from arena_core.services.decide import DecideRequest, DecideService, DecideSettings
+from arena_core.services.decision_run import PrepareRunService, RunRequest
+from arena_core.services.open_cohort import OpenCohortService
+from arena_core.services.publish_site import PublishSiteService
+from arena_core.services.resolution import ResolutionService
+from arena_core.services.snapshot import SnapshotService
+
+UTC_MIDNIGHT = time(0, 0)
+
+
+def open_cohort(c: Container) -> dict[str, Any]:
+    return asdict(OpenCohortService(c.repo, c.clock, c.lineup).open())
+
+
+def prepare(c: Container, event: DecisionRunInput) -> dict[str, Any]:
+    week = (
+        datetime.combine(event.week_start, UTC_MIDNIGHT, tzinfo=c.clock.now().tzinfo)
+        if event.week_start
+        else None
+    )
+    service = PrepareRunService(
+        c.repo, c.market_source, c.blobs, c.clock,
+        universe_size=c.settings.universe_size, horizon=c.settings.decision_horizon,
+    )  # fmt: skip
+    prepared = service.prepare(RunRequest(week, event.cohort_ids, event.agent_ids))
+    return {
+        "run_at": prepared.run_at.isoformat(),
+        "universe_ref": prepared.universe_ref,
+        "markets": prepared.markets,
+        "items": prepared.items,
+        "max_concurrency": event.max_concurrency or 0,
+    }
+
+
+def decide(c: Container, item: DecideItem) -> dict[str, Any]:
+    settings = DecideSettings(
+        format_retries=c.settings.format_retries, max_attempts=c.settings.max_attempts,
+        lease=c.lease,
+    )  # fmt: skip
+    agent = c.repo.get_agent(item.agent_id)
+    # The execution id makes the owner token: a retried step of the same run resumes its own
+    # claim, while an overlapping execution of the same week waits or finds the work done.
+    owner = f"{item.execution_id}:{item.agent_id}"
+    request = DecideRequest(item.agent_id, item.run_at, item.universe_ref, owner)
+    result = DecideService(c.repo, c.blobs, c.clock, settings).decide(request, c.agent_for(agent))
+    retries = sum(
+        max(0, int(r.get("transport_attempts") or 1) - 1)
+        for r in result.outcome.get("responses", [])
+    )
+    return {
+        "agent_id": item.agent_id, "decision_id": result.decision_id, "status": result.status.value,
+        "action": result.action, "fallback": result.fallback, "executed": result.executed,
+        "rejected": result.rejected, "error": result.error, "upstream_retries": retries,
+    }  # fmt: skip
+
+
+def snapshot_and_publish(c: Container) -> dict[str, Any]:
+    report = SnapshotService(c.repo, c.market_source, c.clock).run()
+    site = PublishSiteService(c.repo, c.publisher, c.blobs, c.clock).run()
+    return {
+        "taken_at": report.taken_at.isoformat(), "agents": report.agents,
+        "positions": report.positions, "markets": report.markets, "requests": report.requests,
+        "failed_market_ids": list(report.failed_market_ids),
+        "stale_positions": report.stale_positions, "seconds": report.seconds,
+        "site_files": site.files, "site_uploaded": site.uploaded,
+    }  # fmt: skip
+
+
+def finalize(c: Container, event: FinalizeInput) -> dict[str, Any]:
+    statuses: dict[str, int] = {}
+    for result in event.results:
+        key = str(result.get("status", "failed"))
+        statuses[key] = statuses.get(key, 0) + 1
+    return {"decisions": statuses, "snapshot": snapshot_and_publish(c)}
+
+
+def resolve(c: Container) -> dict[str, Any]:
+    report = ResolutionService(c.repo, c.market_source, c.clock).run()
+    site = PublishSiteService(c.repo, c.publisher, c.blobs, c.clock).run()
+    return {
+        "checked": report.checked,
+        "settled": {s.market_id: len(s.settled) for s in report.settled},
+        "failed_market_ids": list(report.failed_market_ids),
+        "completed_cohorts": list(report.completed_cohorts),
+        "site_uploaded": site.uploaded,
+    }

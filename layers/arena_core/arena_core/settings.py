@@ -1,0 +1,32 @@
+"""Settings from the environment (``ARENA_*``), validated once per cold start.
+
+Required settings have no default, so a bad deploy fails when the function starts, not halfway
+through a decision run. The OpenRouter key is never a setting: only the secret's name is.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ArenaSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ARENA_", extra="ignore", frozen=True)
+
+    table_name: str
+    audit_bucket: str
+    site_bucket: str | None = None
+    openrouter_secret_name: str | None = None
+    openrouter_base_url: str = "https://openrouter.ai/api/v1"
+    gamma_url: str = "https://gamma-api.polymarket.com"
+    clob_url: str = "https://clob.polymarket.com"
+    universe_size: int = Field(default=500, ge=1, le=2000)
+    decision_horizon: int = Field(default=5, ge=0)
+    format_retries: int = Field(default=2, ge=0, le=5)
+    max_attempts: int = Field(default=3, ge=1)
+    lease_minutes: int = Field(default=15, ge=1)
+    llm_max_tokens: int = Field(default=4096, ge=256)
+    llm_timeout_seconds: float = Field(default=240.0, gt=0)
+    include_llms: bool = True
+    include_baselines: bool = True
+    baseline_seed: int = 0
