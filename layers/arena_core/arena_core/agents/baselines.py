@@ -104,7 +104,7 @@ class RandomAgent(ForecastAgent):
         return _reply("random", {"action": "BET", "bets": bets, "reasoning": "random bets"})
 
 
-BASELINE_AGENTS = {
+BASELINE_AGENTS: dict[str, Callable[[], ForecastAgent]] = {
     "market-follower": MarketFollower,
     "always-hold": AlwaysHold,
     "random": RandomAgent,
