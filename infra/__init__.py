@@ -1,0 +1,1 @@
+"""The CDK app of Forecaster Arena."""

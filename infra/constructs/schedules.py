@@ -1,0 +1,60 @@
+"""EventBridge Scheduler in UTC: Sunday 00:00 open the cohort, Sunday 00:05 the decision run,
+every 10 minutes a snapshot, hourly resolution. Retries with a bounded event age, and a
+dead-letter queue for deliveries that still fail."""
+
+from __future__ import annotations
+
+from aws_cdk import Duration
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_scheduler as scheduler
+from aws_cdk import aws_sqs as sqs
+from aws_cdk import aws_stepfunctions as sfn
+from constructs import Construct
+
+SCHEDULES = {
+    "OpenCohort": ("cron(0 0 ? * SUN *)", "OpenCohort"),
+    "DecisionRun": ("cron(5 0 ? * SUN *)", "workflow"),
+    "Snapshot": ("rate(10 minutes)", "Snapshot"),
+    "Resolve": ("rate(1 hour)", "Resolve"),
+}
+
+
+class Schedules(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        functions: dict[str, lambda_.IFunction],
+        state_machine: sfn.IStateMachine,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.dead_letters = sqs.Queue(
+            self, "DeadLetters", retention_period=Duration.days(14), enforce_ssl=True,
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+        )  # fmt: skip
+        role = iam.Role(self, "Role", assumed_by=iam.ServicePrincipal("scheduler.amazonaws.com"))
+        self.dead_letters.grant_send_messages(role)
+        group = scheduler.CfnScheduleGroup(self, "Group")
+        for name, (expression, target_name) in SCHEDULES.items():
+            if target_name == "workflow":
+                arn = state_machine.state_machine_arn
+                state_machine.grant_start_execution(role)
+                payload = '{"max_concurrency": 0}'
+            else:
+                function = functions[target_name]
+                arn = function.function_arn
+                function.grant_invoke(role)
+                payload = '{"source": "schedule"}'
+            scheduler.CfnSchedule(
+                self, name,
+                group_name=group.ref,
+                schedule_expression=expression, schedule_expression_timezone="UTC",
+                flexible_time_window=scheduler.CfnSchedule.FlexibleTimeWindowProperty(mode="OFF"),
+                target=scheduler.CfnSchedule.TargetProperty(
+                    arn=arn, role_arn=role.role_arn, input=payload,
+                    retry_policy=scheduler.CfnSchedule.RetryPolicyProperty(maximum_event_age_in_seconds=600, maximum_retry_attempts=3),
+                    dead_letter_config=scheduler.CfnSchedule.DeadLetterConfigProperty(arn=self.dead_letters.queue_arn),
+                ),
+            )  # fmt: skip

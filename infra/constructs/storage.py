@@ -1,0 +1,62 @@
+"""Storage: the DynamoDB table (key schema from arena_core), the audit bucket and the site bucket."""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from arena_core.adapters.dynamodb.schema import GSI1, GSI1PK, GSI1SK, GSI2, GSI2PK, GSI2SK, PK, SK
+
+
+def _string(name: str) -> dynamodb.Attribute:
+    return dynamodb.Attribute(name=name, type=dynamodb.AttributeType.STRING)
+
+
+class Storage(Construct):
+    def __init__(self, scope: Construct, construct_id: str, *, retain: bool) -> None:
+        super().__init__(scope, construct_id)
+        policy = RemovalPolicy.RETAIN if retain else RemovalPolicy.DESTROY
+        self.table = dynamodb.TableV2(
+            self, "Table",
+            partition_key=_string(PK), sort_key=_string(SK),
+            billing=dynamodb.Billing.on_demand(),
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
+            encryption=dynamodb.TableEncryptionV2.aws_managed_key(),
+            global_secondary_indexes=[
+                dynamodb.GlobalSecondaryIndexPropsV2(index_name=GSI1, partition_key=_string(GSI1PK), sort_key=_string(GSI1SK)),
+                dynamodb.GlobalSecondaryIndexPropsV2(index_name=GSI2, partition_key=_string(GSI2PK), sort_key=_string(GSI2SK)),
+            ],
+            removal_policy=policy,
+        )  # fmt: skip
+        self.logs_bucket = s3.Bucket(
+            self, "AccessLogs",
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            encryption=s3.BucketEncryption.S3_MANAGED, enforce_ssl=True,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
+            lifecycle_rules=[s3.LifecycleRule(expiration=Duration.days(90))],
+            removal_policy=policy, auto_delete_objects=not retain,
+        )  # fmt: skip
+        self.audit_bucket = s3.Bucket(
+            self, "Audit",
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            encryption=s3.BucketEncryption.S3_MANAGED, enforce_ssl=True, versioned=True,
+            server_access_logs_bucket=self.logs_bucket, server_access_logs_prefix="audit/",
+            lifecycle_rules=[
+                s3.LifecycleRule(
+                    transitions=[s3.Transition(storage_class=s3.StorageClass.INFREQUENT_ACCESS, transition_after=Duration.days(90))],
+                    noncurrent_version_expiration=Duration.days(30),
+                )
+            ],
+            removal_policy=policy, auto_delete_objects=not retain,
+        )  # fmt: skip
+        self.site_bucket = s3.Bucket(
+            self, "Site",
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            encryption=s3.BucketEncryption.S3_MANAGED, enforce_ssl=True,
+            server_access_logs_bucket=self.logs_bucket, server_access_logs_prefix="site/",
+            removal_policy=policy, auto_delete_objects=not retain,
+        )  # fmt: skip
