@@ -9,10 +9,13 @@ STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: help test lint typecheck unit bench clean
+.PHONY: help test lint typecheck unit bench synth clean
+
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 help:
 	@echo "make test   - lint, type-check and run the whole test suite (installs what it needs)"
+	@echo "make synth  - synthesize the CDK app into cdk.out/ (offline), then cfn-lint and asl-validator"
 	@echo "make bench  - print the benchmark figures"
 
 # Reinstall only when a dependency list changes: a second `make test` goes straight to the checks.
@@ -26,7 +29,7 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict layers/arena_core/arena_core functions
-	$(BIN)/mypy tests $(wildcard bench/*.py)
+	$(BIN)/mypy tests infra $(wildcard bench/*.py)
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -39,6 +42,10 @@ unit: $(STAMP) $(NODE_STAMP) $(CHROMIUM)
 	$(BIN)/pytest
 
 test: lint typecheck unit
+
+synth: $(STAMP) $(NODE_STAMP)
+	node_modules/.bin/cdk synth --quiet
+	$(BIN)/python -m infra.validate cdk.out/ForecasterArena.template.json
 
 bench: $(STAMP)
 	@for b in bench/bench_*.py; do [ -e "$$b" ] || continue; echo "== $$b"; $(BIN)/python "$$b"; done

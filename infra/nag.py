@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from aws_cdk import Acknowledgment, Stack, Validations
 
+BASIC_EXECUTION = "arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
 RULES: dict[str, str] = {
-    "AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]": (
+    f"AwsSolutions::AwsSolutions-IAM4[Policy::{BASIC_EXECUTION}]": (
         "The AWS managed basic execution policy only lets a function write its own CloudWatch "
         "logs; a hand-written copy would grant the same and drift from AWS's updates."
     ),
@@ -34,11 +35,11 @@ RULES: dict[str, str] = {
     ),
     "AwsSolutions::AwsSolutions-CFR2": (
         "The distribution serves a static, read-only site from a private bucket through origin "
-        "access control: no forms, no API, no origin to protect; WAF would add cost and nothing else."
+        "access control: no forms, no API, no origin to protect; WAF would add only cost."
     ),
     "AwsSolutions::AwsSolutions-CFR4": (
-        "The site uses the default *.cloudfront.net certificate, whose TLS policy CloudFront fixes; "
-        "the minimum protocol TLSv1.2_2021 applies as soon as a custom domain is attached."
+        "The site uses the default *.cloudfront.net certificate, whose TLS policy CloudFront "
+        "fixes; set a custom domain and certificate with TLSv1.2_2021 to raise it."
     ),
 }
 
@@ -51,8 +52,8 @@ def wildcard_resources(stack: Stack) -> dict[str, str]:
     for bucket in ("Audit", "Site"):
         logical = resolve(storage.node.find_child(bucket).node.default_child)  # type: ignore[arg-type]
         found[f"AwsSolutions::AwsSolutions-IAM5[Resource::<{logical}.Arn>/*]"] = (
-            "Object-level access (GetObject, PutObject) to keys the application chooses; S3 has no "
-            "way to enumerate them in advance. Deletes and bucket administration are not granted."
+            "Object-level access (GetObject, PutObject) to keys the application chooses; S3 has "
+            "no way to enumerate them in advance; no deletes or bucket administration are granted."
         )
     table = resolve(storage.node.find_child("Table").node.default_child)  # type: ignore[arg-type]
     found[f"AwsSolutions::AwsSolutions-IAM5[Resource::<{table}.Arn>/index/*]"] = (
@@ -67,8 +68,8 @@ def wildcard_resources(stack: Stack) -> dict[str, str]:
         ):
             logical = resolve(child.node.default_child)  # type: ignore[arg-type]
             found[f"AwsSolutions::AwsSolutions-IAM5[Resource::<{logical}.Arn>:*]"] = (
-                "Invoking the function's versions and aliases (CDK grants the function ARN with ':*'); "
-                "the grant names one function."
+                "Invoking the function's versions and aliases (CDK grants the function ARN with "
+                "':*'); the grant names one function."
             )
     return found
 

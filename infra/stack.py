@@ -47,20 +47,26 @@ class ArenaStack(Stack):
         retain = self.node.try_get_context("arena:retainData") is not False
         storage = Storage(self, "Storage", retain=retain)
         secret = secretsmanager.Secret(
-            self, "OpenRouterApiKey",
+            self,
+            "OpenRouterApiKey",
             description="OpenRouter API key for the LLM agents: put the key here after deploying",
-        )  # fmt: skip
+        )
         layer = CoreLayer(self, "Layer", architecture=architecture)
         functions = Functions(
-            self, "Functions", layer=layer.layer, architecture=architecture,
+            self,
+            "Functions",
+            layer=layer.layer,
+            architecture=architecture,
             environment={
                 "ARENA_TABLE_NAME": storage.table.table_name,
                 "ARENA_AUDIT_BUCKET": storage.audit_bucket.bucket_name,
                 "ARENA_SITE_BUCKET": storage.site_bucket.bucket_name,
                 "ARENA_OPENROUTER_SECRET_NAME": secret.secret_name,
-                "ARENA_INCLUDE_LLMS": str(self.node.try_get_context("arena:includeLlms") is not False).lower(),
+                "ARENA_INCLUDE_LLMS": str(
+                    self.node.try_get_context("arena:includeLlms") is not False
+                ).lower(),
             },
-        )  # fmt: skip
+        )
         for function in functions.by_name.values():
             storage.table.grant_read_write_data(function)
         for name in ("Prepare", "Decide"):
@@ -73,17 +79,25 @@ class ArenaStack(Stack):
             int(self.node.try_get_context("arena:retryIntervalSeconds") or 20)
         )
         workflow = DecisionWorkflow(
-            self, "Workflow", prepare=functions["Prepare"], decide=functions["Decide"],
-            finalize=functions["Finalize"], retry_interval=interval,
-        )  # fmt: skip
+            self,
+            "Workflow",
+            prepare=functions["Prepare"],
+            decide=functions["Decide"],
+            finalize=functions["Finalize"],
+            retry_interval=interval,
+        )
         schedules = Schedules(
             self, "Schedules", functions=functions.by_name, state_machine=workflow.state_machine
         )
         site = SiteDistribution(self, "Site", bucket=storage.site_bucket, logs=storage.logs_bucket)
         Monitoring(
-            self, "Monitoring", functions=functions.by_name, state_machine=workflow.state_machine,
-            dead_letters=schedules.dead_letters, alarm_email=self.node.try_get_context("arena:alarmEmail"),
-        )  # fmt: skip
+            self,
+            "Monitoring",
+            functions=functions.by_name,
+            state_machine=workflow.state_machine,
+            dead_letters=schedules.dead_letters,
+            alarm_email=self.node.try_get_context("arena:alarmEmail"),
+        )
         CfnOutput(self, "SiteUrl", value=site.url)
         CfnOutput(self, "StateMachineArn", value=workflow.state_machine.state_machine_arn)
         CfnOutput(self, "TableName", value=storage.table.table_name)

@@ -64,8 +64,10 @@ def run_cfn_lint(template_path: Path) -> subprocess.CompletedProcess[str]:
     lint = Path(sys.executable).with_name("cfn-lint")
     return subprocess.run(
         [str(lint), "--ignore-checks", "W3005", "--", str(template_path)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def run_asl_validator(definition: dict[str, Any]) -> subprocess.CompletedProcess[str]:
@@ -84,9 +86,8 @@ def main(template_path: str) -> int:
     if lint.stdout.strip():
         print(lint.stdout)
     asl = run_asl_validator(state_machine_definition(json.loads(path.read_text())))
-    print(
-        f"asl-validator: {'ok' if asl.returncode == 0 else 'FAILED'} {asl.stdout.strip()} {asl.stderr.strip()}"
-    )
+    verdict = "ok" if asl.returncode == 0 else "FAILED"
+    print(f"asl-validator: {verdict} {asl.stdout.strip()} {asl.stderr.strip()}")
     return 1 if lint.returncode or asl.returncode else 0
 
 

@@ -33,13 +33,37 @@ class Spec:
 
 
 SPECS = {
-    "OpenCohort": Spec("open_cohort", "handler.handler", 256, Duration.seconds(30), "Opens the week's cohort"),
-    "Prepare": Spec("decide", "handler.prepare", 512, Duration.minutes(2), "Picks the agents and captures the market universe"),
-    "Decide": Spec("decide", "handler.decide", 512, Duration.minutes(14), "One agent's weekly decision"),
-    "Finalize": Spec("decide", "handler.finalize", 1024, Duration.minutes(5), "Snapshot and site after a decision run"),
-    "Snapshot": Spec("snapshot", "handler.handler", 1024, Duration.minutes(5), "Marks portfolios every 10 minutes and publishes the site"),
-    "Resolve": Spec("resolve", "handler.handler", 512, Duration.minutes(5), "Settles resolved markets hourly"),
-}  # fmt: skip
+    "OpenCohort": Spec(
+        "open_cohort", "handler.handler", 256, Duration.seconds(30), "Opens the week's cohort"
+    ),
+    "Prepare": Spec(
+        "decide",
+        "handler.prepare",
+        512,
+        Duration.minutes(2),
+        "Picks the agents and captures the market universe",
+    ),
+    "Decide": Spec(
+        "decide", "handler.decide", 512, Duration.minutes(14), "One agent's weekly decision"
+    ),
+    "Finalize": Spec(
+        "decide",
+        "handler.finalize",
+        1024,
+        Duration.minutes(5),
+        "Snapshot and site after a decision run",
+    ),
+    "Snapshot": Spec(
+        "snapshot",
+        "handler.handler",
+        1024,
+        Duration.minutes(5),
+        "Marks portfolios every 10 minutes and publishes the site",
+    ),
+    "Resolve": Spec(
+        "resolve", "handler.handler", 512, Duration.minutes(5), "Settles resolved markets hourly"
+    ),
+}
 
 
 class Functions(Construct):
@@ -59,14 +83,26 @@ class Functions(Construct):
                 self, f"{name}Logs", retention=logs.RetentionDays.THREE_MONTHS
             )
             self.by_name[name] = lambda_.Function(
-                self, name,
-                runtime=lambda_.Runtime.PYTHON_3_12, architecture=architecture,
-                code=lambda_.Code.from_asset(str(FUNCTIONS / spec.folder), exclude=["__pycache__", "*.pyc"]),
-                handler=spec.handler, layers=[layer], memory_size=spec.memory, timeout=spec.timeout,
-                description=spec.description, tracing=lambda_.Tracing.ACTIVE, log_group=log_group,
-                environment={**environment, "POWERTOOLS_SERVICE_NAME": "forecaster-arena",
-                             "POWERTOOLS_METRICS_NAMESPACE": "ForecasterArena"},
-            )  # fmt: skip
+                self,
+                name,
+                runtime=lambda_.Runtime.PYTHON_3_12,
+                architecture=architecture,
+                code=lambda_.Code.from_asset(
+                    str(FUNCTIONS / spec.folder), exclude=["__pycache__", "*.pyc"]
+                ),
+                handler=spec.handler,
+                layers=[layer],
+                memory_size=spec.memory,
+                timeout=spec.timeout,
+                description=spec.description,
+                tracing=lambda_.Tracing.ACTIVE,
+                log_group=log_group,
+                environment={
+                    **environment,
+                    "POWERTOOLS_SERVICE_NAME": "forecaster-arena",
+                    "POWERTOOLS_METRICS_NAMESPACE": "ForecasterArena",
+                },
+            )
 
     def __getitem__(self, name: str) -> lambda_.Function:
         return self.by_name[name]

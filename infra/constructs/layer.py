@@ -39,14 +39,33 @@ def build_layer(output_dir: str, architecture: str, python_version: str = "3.12"
     target = Path(output_dir) / "python"
     platforms = [arg for tag in PLATFORMS[architecture] for arg in ("--platform", tag)]
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-         *platforms, "--only-binary=:all:", "--implementation", "cp",
-         "--python-version", python_version, "--abi", f"cp{python_version.replace('.', '')}",
-         "--target", str(target), *layer_requirements()],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            *platforms,
+            "--only-binary=:all:",
+            "--implementation",
+            "cp",
+            "--python-version",
+            python_version,
+            "--abi",
+            f"cp{python_version.replace('.', '')}",
+            "--target",
+            str(target),
+            *layer_requirements(),
+        ],
         check=True,
-    )  # fmt: skip
-    shutil.copytree(CORE / "arena_core", target / "arena_core", dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))  # fmt: skip
+    )
+    shutil.copytree(
+        CORE / "arena_core",
+        target / "arena_core",
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
     for junk in target.glob("*.dist-info/RECORD"):
         junk.unlink()
     subprocess.run(
@@ -69,7 +88,7 @@ class LocalLayerBundling:
     def __init__(self, architecture: str) -> None:
         self._architecture = architecture
 
-    def try_bundle(self, output_dir: str, *args: Any) -> bool:
+    def try_bundle(self, output_dir: str, *_options: Any) -> bool:
         build_layer(output_dir, self._architecture)
         return True
 
@@ -81,16 +100,20 @@ class CoreLayer(Construct):
         super().__init__(scope, construct_id)
         name = architecture.name
         self.layer = lambda_.LayerVersion(
-            self, "ArenaCore",
+            self,
+            "ArenaCore",
             code=lambda_.Code.from_asset(
                 str(CORE),
                 asset_hash=f"arena-core-{name}-{_source_hash()}",
-                bundling=BundlingOptions(image=DockerImage.from_registry("unused"), local=LocalLayerBundling(name)),
+                bundling=BundlingOptions(
+                    image=DockerImage.from_registry("unused"),
+                    local=LocalLayerBundling(name),  # type: ignore[arg-type]  # jsii.implements
+                ),
             ),
             compatible_runtimes=[lambda_.Runtime.PYTHON_3_12],
             compatible_architectures=[architecture],
             description="arena_core and its dependencies (pydantic, httpx, Powertools, Jinja2)",
-        )  # fmt: skip
+        )
 
 
 def _source_hash() -> str:

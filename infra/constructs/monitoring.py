@@ -34,9 +34,11 @@ class Monitoring(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         self.topic = sns.Topic(
-            self, "Alarms", enforce_ssl=True,
+            self,
+            "Alarms",
+            enforce_ssl=True,
             master_key=kms.Alias.from_alias_name(self, "SnsKey", "alias/aws/sns"),
-        )  # fmt: skip
+        )
         if alarm_email:
             self.topic.add_subscription(subscriptions.EmailSubscription(alarm_email))
         five = Duration.minutes(5)
@@ -48,9 +50,12 @@ class Monitoring(Construct):
         }
         self.alarms = [self._alarm(name, metric) for name, metric in alarms.items()]
         snapshots = cloudwatch.Metric(
-            namespace=NAMESPACE, metric_name="Snapshots", statistic="Sum",
-            dimensions_map={"service": "forecaster-arena"}, period=Duration.minutes(30),
-        )  # fmt: skip
+            namespace=NAMESPACE,
+            metric_name="Snapshots",
+            statistic="Sum",
+            dimensions_map={"service": "forecaster-arena"},
+            period=Duration.minutes(30),
+        )
         self.alarms.append(
             self._alarm(
                 "NoSnapshot",
@@ -62,20 +67,34 @@ class Monitoring(Construct):
         )
         self.dashboard = cloudwatch.Dashboard(self, "Dashboard", dashboard_name=None)
         self.dashboard.add_widgets(
-            cloudwatch.GraphWidget(title="Decision runs", left=[state_machine.metric_succeeded(), state_machine.metric_failed()]),
-            cloudwatch.GraphWidget(title="Decisions", left=[self._emf("Decisions"), self._emf("Fallbacks"), self._emf("RejectedTrades")]),
-            cloudwatch.GraphWidget(title="Snapshots", left=[snapshots], right=[self._emf("SnapshotDuration", "Maximum")]),
-            cloudwatch.GraphWidget(title="Function errors", left=[fn.metric_errors() for fn in functions.values()]),
+            cloudwatch.GraphWidget(
+                title="Decision runs",
+                left=[state_machine.metric_succeeded(), state_machine.metric_failed()],
+            ),
+            cloudwatch.GraphWidget(
+                title="Decisions",
+                left=[self._emf("Decisions"), self._emf("Fallbacks"), self._emf("RejectedTrades")],
+            ),
+            cloudwatch.GraphWidget(
+                title="Snapshots",
+                left=[snapshots],
+                right=[self._emf("SnapshotDuration", "Maximum")],
+            ),
+            cloudwatch.GraphWidget(
+                title="Function errors", left=[fn.metric_errors() for fn in functions.values()]
+            ),
             cloudwatch.GraphWidget(title="Upstream retries", left=[self._emf("UpstreamRetries")]),
             cloudwatch.AlarmStatusWidget(title="Alarms", alarms=self.alarms),
-        )  # fmt: skip
+        )
 
     @staticmethod
     def _emf(name: str, statistic: str = "Sum") -> cloudwatch.Metric:
         return cloudwatch.Metric(
-            namespace=NAMESPACE, metric_name=name, statistic=statistic,
+            namespace=NAMESPACE,
+            metric_name=name,
+            statistic=statistic,
             dimensions_map={"service": "forecaster-arena"},
-        )  # fmt: skip
+        )
 
     def _alarm(
         self,
@@ -87,12 +106,18 @@ class Monitoring(Construct):
         missing: cloudwatch.TreatMissingData = cloudwatch.TreatMissingData.NOT_BREACHING,
     ) -> cloudwatch.Alarm:
         operator = (
-            cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD if below
+            cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD
+            if below
             else cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD
-        )  # fmt: skip
+        )
         alarm = cloudwatch.Alarm(
-            self, name, metric=metric, threshold=threshold, evaluation_periods=1,
-            comparison_operator=operator, treat_missing_data=missing,
-        )  # fmt: skip
+            self,
+            name,
+            metric=metric,
+            threshold=threshold,
+            evaluation_periods=1,
+            comparison_operator=operator,
+            treat_missing_data=missing,
+        )
         alarm.add_alarm_action(actions.SnsAction(self.topic))
         return alarm

@@ -4,6 +4,8 @@ dead-letter queue for deliveries that still fail."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from aws_cdk import Duration
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
@@ -26,14 +28,17 @@ class Schedules(Construct):
         scope: Construct,
         construct_id: str,
         *,
-        functions: dict[str, lambda_.IFunction],
+        functions: Mapping[str, lambda_.IFunction],
         state_machine: sfn.IStateMachine,
     ) -> None:
         super().__init__(scope, construct_id)
         self.dead_letters = sqs.Queue(
-            self, "DeadLetters", retention_period=Duration.days(14), enforce_ssl=True,
+            self,
+            "DeadLetters",
+            retention_period=Duration.days(14),
+            enforce_ssl=True,
             encryption=sqs.QueueEncryption.SQS_MANAGED,
-        )  # fmt: skip
+        )
         role = iam.Role(self, "Role", assumed_by=iam.ServicePrincipal("scheduler.amazonaws.com"))
         self.dead_letters.grant_send_messages(role)
         group = scheduler.CfnScheduleGroup(self, "Group")
@@ -48,13 +53,21 @@ class Schedules(Construct):
                 function.grant_invoke(role)
                 payload = '{"source": "schedule"}'
             scheduler.CfnSchedule(
-                self, name,
+                self,
+                name,
                 group_name=group.ref,
-                schedule_expression=expression, schedule_expression_timezone="UTC",
+                schedule_expression=expression,
+                schedule_expression_timezone="UTC",
                 flexible_time_window=scheduler.CfnSchedule.FlexibleTimeWindowProperty(mode="OFF"),
                 target=scheduler.CfnSchedule.TargetProperty(
-                    arn=arn, role_arn=role.role_arn, input=payload,
-                    retry_policy=scheduler.CfnSchedule.RetryPolicyProperty(maximum_event_age_in_seconds=600, maximum_retry_attempts=3),
-                    dead_letter_config=scheduler.CfnSchedule.DeadLetterConfigProperty(arn=self.dead_letters.queue_arn),
+                    arn=arn,
+                    role_arn=role.role_arn,
+                    input=payload,
+                    retry_policy=scheduler.CfnSchedule.RetryPolicyProperty(
+                        maximum_event_age_in_seconds=600, maximum_retry_attempts=3
+                    ),
+                    dead_letter_config=scheduler.CfnSchedule.DeadLetterConfigProperty(
+                        arn=self.dead_letters.queue_arn
+                    ),
                 ),
-            )  # fmt: skip
+            )

@@ -21,17 +21,30 @@ class SiteDistribution(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         headers = cloudfront.ResponseHeadersPolicy(
-            self, "SecurityHeaders",
+            self,
+            "SecurityHeaders",
             security_headers_behavior=cloudfront.ResponseSecurityHeadersBehavior(
-                content_security_policy=cloudfront.ResponseHeadersContentSecurityPolicy(content_security_policy=CONTENT_SECURITY_POLICY, override=True),
-                strict_transport_security=cloudfront.ResponseHeadersStrictTransportSecurity(access_control_max_age=Duration.days(365), include_subdomains=True, override=True),
+                content_security_policy=cloudfront.ResponseHeadersContentSecurityPolicy(
+                    content_security_policy=CONTENT_SECURITY_POLICY, override=True
+                ),
+                strict_transport_security=cloudfront.ResponseHeadersStrictTransportSecurity(
+                    access_control_max_age=Duration.days(365),
+                    include_subdomains=True,
+                    override=True,
+                ),
                 content_type_options=cloudfront.ResponseHeadersContentTypeOptions(override=True),
-                frame_options=cloudfront.ResponseHeadersFrameOptions(frame_option=cloudfront.HeadersFrameOption.DENY, override=True),
-                referrer_policy=cloudfront.ResponseHeadersReferrerPolicy(referrer_policy=cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override=True),
+                frame_options=cloudfront.ResponseHeadersFrameOptions(
+                    frame_option=cloudfront.HeadersFrameOption.DENY, override=True
+                ),
+                referrer_policy=cloudfront.ResponseHeadersReferrerPolicy(
+                    referrer_policy=cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
+                    override=True,
+                ),
             ),
-        )  # fmt: skip
+        )
         self.distribution = cloudfront.Distribution(
-            self, "Distribution",
+            self,
+            "Distribution",
             default_root_object="index.html",
             default_behavior=cloudfront.BehaviorOptions(
                 origin=origins.S3BucketOrigin.with_origin_access_control(bucket),
@@ -39,8 +52,9 @@ class SiteDistribution(Construct):
                 response_headers_policy=headers,
                 cache_policy=cloudfront.CachePolicy.CACHING_OPTIMIZED,
             ),
-            minimum_protocol_version=cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
-            enable_logging=True, log_bucket=logs, log_file_prefix="cloudfront/",
+            enable_logging=True,
+            log_bucket=logs,
+            log_file_prefix="cloudfront/",
             http_version=cloudfront.HttpVersion.HTTP2_AND_3,
-        )  # fmt: skip
+        )
         self.url = f"https://{self.distribution.distribution_domain_name}"

@@ -1,4 +1,4 @@
-"""Storage: the DynamoDB table (key schema from arena_core), the audit bucket and the site bucket."""
+"""Storage: the DynamoDB table (key schema from arena_core), the audit and site buckets."""
 
 from __future__ import annotations
 
@@ -19,44 +19,67 @@ class Storage(Construct):
         super().__init__(scope, construct_id)
         policy = RemovalPolicy.RETAIN if retain else RemovalPolicy.DESTROY
         self.table = dynamodb.TableV2(
-            self, "Table",
-            partition_key=_string(PK), sort_key=_string(SK),
+            self,
+            "Table",
+            partition_key=_string(PK),
+            sort_key=_string(SK),
             billing=dynamodb.Billing.on_demand(),
             point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
                 point_in_time_recovery_enabled=True
             ),
             encryption=dynamodb.TableEncryptionV2.aws_managed_key(),
             global_secondary_indexes=[
-                dynamodb.GlobalSecondaryIndexPropsV2(index_name=GSI1, partition_key=_string(GSI1PK), sort_key=_string(GSI1SK)),
-                dynamodb.GlobalSecondaryIndexPropsV2(index_name=GSI2, partition_key=_string(GSI2PK), sort_key=_string(GSI2SK)),
+                dynamodb.GlobalSecondaryIndexPropsV2(
+                    index_name=GSI1, partition_key=_string(GSI1PK), sort_key=_string(GSI1SK)
+                ),
+                dynamodb.GlobalSecondaryIndexPropsV2(
+                    index_name=GSI2, partition_key=_string(GSI2PK), sort_key=_string(GSI2SK)
+                ),
             ],
             removal_policy=policy,
-        )  # fmt: skip
+        )
         self.logs_bucket = s3.Bucket(
-            self, "AccessLogs",
+            self,
+            "AccessLogs",
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            encryption=s3.BucketEncryption.S3_MANAGED, enforce_ssl=True,
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            enforce_ssl=True,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
             lifecycle_rules=[s3.LifecycleRule(expiration=Duration.days(90))],
-            removal_policy=policy, auto_delete_objects=not retain,
-        )  # fmt: skip
+            removal_policy=policy,
+            auto_delete_objects=not retain,
+        )
         self.audit_bucket = s3.Bucket(
-            self, "Audit",
+            self,
+            "Audit",
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            encryption=s3.BucketEncryption.S3_MANAGED, enforce_ssl=True, versioned=True,
-            server_access_logs_bucket=self.logs_bucket, server_access_logs_prefix="audit/",
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            enforce_ssl=True,
+            versioned=True,
+            server_access_logs_bucket=self.logs_bucket,
+            server_access_logs_prefix="audit/",
             lifecycle_rules=[
                 s3.LifecycleRule(
-                    transitions=[s3.Transition(storage_class=s3.StorageClass.INFREQUENT_ACCESS, transition_after=Duration.days(90))],
+                    transitions=[
+                        s3.Transition(
+                            storage_class=s3.StorageClass.INFREQUENT_ACCESS,
+                            transition_after=Duration.days(90),
+                        )
+                    ],
                     noncurrent_version_expiration=Duration.days(30),
                 )
             ],
-            removal_policy=policy, auto_delete_objects=not retain,
-        )  # fmt: skip
+            removal_policy=policy,
+            auto_delete_objects=not retain,
+        )
         self.site_bucket = s3.Bucket(
-            self, "Site",
+            self,
+            "Site",
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            encryption=s3.BucketEncryption.S3_MANAGED, enforce_ssl=True,
-            server_access_logs_bucket=self.logs_bucket, server_access_logs_prefix="site/",
-            removal_policy=policy, auto_delete_objects=not retain,
-        )  # fmt: skip
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            enforce_ssl=True,
+            server_access_logs_bucket=self.logs_bucket,
+            server_access_logs_prefix="site/",
+            removal_policy=policy,
+            auto_delete_objects=not retain,
+        )

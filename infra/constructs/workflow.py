@@ -58,31 +58,50 @@ class DecisionWorkflow(Construct):
             errors=TRANSIENT_ERRORS, interval=retry_interval, max_attempts=3, backoff_rate=2
         )
         record_failure = sfn.Pass(
-            self, "RecordFailure",
-            parameters={"agent_id.$": "$.agent_id", "status": "failed", "error.$": "$.failure.Error", "cause.$": "$.failure.Cause"},
-        )  # fmt: skip
+            self,
+            "RecordFailure",
+            parameters={
+                "agent_id.$": "$.agent_id",
+                "status": "failed",
+                "error.$": "$.failure.Error",
+                "cause.$": "$.failure.Cause",
+            },
+        )
         decide_step.add_catch(record_failure, errors=["States.ALL"], result_path="$.failure")
         fan_out = sfn.Map(
-            self, "DecideEachAgent",
-            items_path="$.items", max_concurrency_path="$.max_concurrency", result_path="$.results",
+            self,
+            "DecideEachAgent",
+            items_path="$.items",
+            max_concurrency_path="$.max_concurrency",
+            result_path="$.results",
             item_selector={
-                "agent_id.$": "$$.Map.Item.Value.agent_id", "run_at.$": "$$.Map.Item.Value.run_at",
-                "universe_ref.$": "$$.Map.Item.Value.universe_ref", "execution_id.$": "$$.Execution.Name",
+                "agent_id.$": "$$.Map.Item.Value.agent_id",
+                "run_at.$": "$$.Map.Item.Value.run_at",
+                "universe_ref.$": "$$.Map.Item.Value.universe_ref",
+                "execution_id.$": "$$.Execution.Name",
             },
-        )  # fmt: skip
+        )
         fan_out.item_processor(decide_step)
         finalize_step = tasks.LambdaInvoke(
-            self, "Finalize", lambda_function=finalize, payload_response_only=True, retry_on_service_exceptions=False,
+            self,
+            "Finalize",
+            lambda_function=finalize,
+            payload_response_only=True,
+            retry_on_service_exceptions=False,
             payload=sfn.TaskInput.from_object({"results.$": "$.results"}),
-        )  # fmt: skip
+        )
         finalize_step.add_retry(
             errors=TRANSIENT_ERRORS, interval=retry_interval, max_attempts=2, backoff_rate=2
         )
         definition = prepare_step.next(fan_out).next(finalize_step)
         self.log_group = logs.LogGroup(self, "Logs", retention=logs.RetentionDays.THREE_MONTHS)
         self.state_machine = sfn.StateMachine(
-            self, "StateMachine",
+            self,
+            "StateMachine",
             definition_body=sfn.DefinitionBody.from_chainable(definition),
-            timeout=Duration.hours(2), tracing_enabled=True,
-            logs=sfn.LogOptions(destination=self.log_group, level=sfn.LogLevel.ALL, include_execution_data=True),
-        )  # fmt: skip
+            timeout=Duration.hours(2),
+            tracing_enabled=True,
+            logs=sfn.LogOptions(
+                destination=self.log_group, level=sfn.LogLevel.ALL, include_execution_data=True
+            ),
+        )

@@ -8,8 +8,9 @@ from datetime import datetime, time
 from typing import Any
 
 from arena_core.bootstrap import Container
+from arena_core.errors import AttemptsExhaustedError
 from arena_core.events import DecideItem, DecisionRunInput, FinalizeInput
-from arena_core.services.decide import DecideRequest, DecideService, DecideSettings
+from arena_core.services.decide import DecideRequest, DecideService, DecideSettings, DecideStatus
 from arena_core.services.decision_run import PrepareRunService, RunRequest
 from arena_core.services.open_cohort import OpenCohortService
 from arena_core.services.publish_site import PublishSiteService
@@ -54,6 +55,9 @@ def decide(c: Container, item: DecideItem) -> dict[str, Any]:
     owner = f"{item.execution_id}:{item.agent_id}"
     request = DecideRequest(item.agent_id, item.run_at, item.universe_ref, owner)
     result = DecideService(c.repo, c.blobs, c.clock, settings).decide(request, c.agent_for(agent))
+    if result.status is DecideStatus.EXHAUSTED:
+        # Not retryable: the workflow's Catch records this agent's failure for the run.
+        raise AttemptsExhaustedError(result.error or f"{result.decision_id}: attempts exhausted")
     retries = sum(
         max(0, int(r.get("transport_attempts") or 1) - 1)
         for r in result.outcome.get("responses", [])

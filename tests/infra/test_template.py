@@ -1,0 +1,248 @@
+"""Template assertions: every resource and its key properties, and least privilege."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_cdk.assertions import Match, Template
+
+from arena_core.adapters.dynamodb.schema import create_table_kwargs
+from infra.constructs.site import CONTENT_SECURITY_POLICY
+
+
+def resources(raw: dict[str, Any], kind: str) -> dict[str, Any]:
+    return {k: v for k, v in raw["Resources"].items() if v["Type"] == kind}
+
+
+def logical(raw: dict[str, Any], prefix: str, kind: str = "AWS::Lambda::Function") -> str:
+    (found,) = [k for k in resources(raw, kind) if k.startswith(prefix)]
+    return found
+
+
+def test_table_uses_the_key_schema_the_tests_use(raw: dict[str, Any]) -> None:
+    (table,) = resources(raw, "AWS::DynamoDB::GlobalTable").values()
+    props = table["Properties"]
+    expected = create_table_kwargs("x")
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert sorted(props["AttributeDefinitions"], key=str) == sorted(
+        expected["AttributeDefinitions"], key=str
+    )
+    assert props["KeySchema"] == expected["KeySchema"]
+    indexes = {i["IndexName"]: i["KeySchema"] for i in props["GlobalSecondaryIndexes"]}
+    assert indexes == {i["IndexName"]: i["KeySchema"] for i in expected["GlobalSecondaryIndexes"]}
+    assert props["SSESpecification"]["SSEEnabled"] is True
+    (replica,) = props["Replicas"]
+    assert replica["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+
+
+def test_buckets_are_private_encrypted_ssl_only(template: Template, raw: dict[str, Any]) -> None:
+    buckets = resources(raw, "AWS::S3::Bucket")
+    assert len(buckets) == 3
+    for bucket in buckets.values():
+        props = bucket["Properties"]
+        assert props["PublicAccessBlockConfiguration"] == {
+            "BlockPublicAcls": True,
+            "BlockPublicPolicy": True,
+            "IgnorePublicAcls": True,
+            "RestrictPublicBuckets": True,
+        }
+        assert props["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+    for policy in resources(raw, "AWS::S3::BucketPolicy").values():
+        statements = policy["Properties"]["PolicyDocument"]["Statement"]
+        assert any(
+            s.get("Condition", {}).get("Bool", {}).get("aws:SecureTransport") == "false"
+            for s in statements
+        )
+    audit = raw["Resources"][logical(raw, "StorageAudit", "AWS::S3::Bucket")]["Properties"]
+    assert audit["LifecycleConfiguration"]["Rules"]
+    assert audit["LoggingConfiguration"]["LogFilePrefix"] == "audit/"
+
+
+def test_functions_runtime_architecture_tracing_and_sizing(raw: dict[str, Any]) -> None:
+    functions = {
+        k: v["Properties"]
+        for k, v in resources(raw, "AWS::Lambda::Function").items()
+        if k.startswith("Functions")
+    }
+    assert len(functions) == 6
+    handlers = sorted(p["Handler"] for p in functions.values())
+    assert handlers == sorted(
+        ["handler.handler"] * 3 + ["handler.prepare", "handler.decide", "handler.finalize"]
+    )
+    for props in functions.values():
+        assert props["Runtime"] == "python3.12"
+        assert props["Architectures"] == ["arm64"]
+        assert props["TracingConfig"] == {"Mode": "Active"}
+        assert len(props["Layers"]) == 1
+        assert set(props["Environment"]["Variables"]) >= {
+            "ARENA_TABLE_NAME",
+            "ARENA_AUDIT_BUCKET",
+            "POWERTOOLS_SERVICE_NAME",
+        }
+    decide = raw["Resources"][logical(raw, "FunctionsDecide")]["Properties"]
+    assert decide["Timeout"] == 14 * 60
+    assert decide["MemorySize"] == 512
+
+
+def test_state_machine_fans_out_with_retry_catch_logging_and_tracing(raw: dict[str, Any]) -> None:
+    (machine,) = resources(raw, "AWS::StepFunctions::StateMachine").values()
+    props = machine["Properties"]
+    assert props["TracingConfiguration"] == {"Enabled": True}
+    assert props["LoggingConfiguration"]["Level"] == "ALL"
+    assert props["LoggingConfiguration"]["IncludeExecutionData"] is True
+    text = json.dumps(props["DefinitionString"])
+    for fragment in (
+        "MaxConcurrencyPath",
+        "$.max_concurrency",
+        "RetryableUpstreamError",
+        "ClaimHeldError",
+        "States.ALL",
+        "RecordFailure",
+        "$$.Execution.Name",
+    ):
+        assert fragment in text
+
+
+def test_schedules_fire_in_utc_with_retries_and_a_dead_letter_queue(raw: dict[str, Any]) -> None:
+    schedules = {
+        v["Properties"]["ScheduleExpression"]: v["Properties"]
+        for v in resources(raw, "AWS::Scheduler::Schedule").values()
+    }
+    assert set(schedules) == {
+        "cron(0 0 ? * SUN *)",
+        "cron(5 0 ? * SUN *)",
+        "rate(10 minutes)",
+        "rate(1 hour)",
+    }
+    for props in schedules.values():
+        assert props["ScheduleExpressionTimezone"] == "UTC"
+        assert props["Target"]["RetryPolicy"]["MaximumRetryAttempts"] == 3
+        assert "DeadLetterConfig" in props["Target"]
+    run = json.dumps(schedules["cron(5 0 ? * SUN *)"]["Target"]["Arn"])
+    assert "Workflow" in run
+
+
+def test_site_is_cloudfront_with_oac_https_and_security_headers(template: Template) -> None:
+    template.has_resource_properties(
+        "AWS::CloudFront::OriginAccessControl",
+        {
+            "OriginAccessControlConfig": {
+                "OriginAccessControlOriginType": "s3",
+                "SigningBehavior": "always",
+            }
+        },
+    )
+    template.has_resource_properties(
+        "AWS::CloudFront::Distribution",
+        {
+            "DistributionConfig": Match.object_like(
+                {
+                    "DefaultRootObject": "index.html",
+                    "DefaultCacheBehavior": Match.object_like(
+                        {"ViewerProtocolPolicy": "redirect-to-https"}
+                    ),
+                }
+            )
+        },
+    )
+    template.has_resource_properties(
+        "AWS::CloudFront::ResponseHeadersPolicy",
+        {
+            "ResponseHeadersPolicyConfig": Match.object_like(
+                {
+                    "SecurityHeadersConfig": Match.object_like(
+                        {
+                            "ContentSecurityPolicy": {
+                                "ContentSecurityPolicy": CONTENT_SECURITY_POLICY,
+                                "Override": True,
+                            },
+                            "ContentTypeOptions": {"Override": True},
+                            "FrameOptions": {"FrameOption": "DENY", "Override": True},
+                            "StrictTransportSecurity": Match.object_like(
+                                {"AccessControlMaxAgeSec": 31536000}
+                            ),
+                        }
+                    )
+                }
+            )
+        },
+    )
+    template.has_output("SiteUrl", {})
+
+
+def test_monitoring_alarms_topic_and_dashboard(raw: dict[str, Any]) -> None:
+    alarms = resources(raw, "AWS::CloudWatch::Alarm")
+    names = " ".join(alarms)
+    for fragment in (
+        "RunFailed",
+        "RunTimedOut",
+        "DeadLetters",
+        "NoSnapshot",
+        "DecideErrors",
+        "SnapshotErrors",
+    ):
+        assert fragment in names
+    no_snapshot = next(v for k, v in alarms.items() if "NoSnapshot" in k)["Properties"]
+    assert no_snapshot["TreatMissingData"] == "breaching"
+    assert no_snapshot["Period"] == 1800
+    assert all(v["Properties"]["AlarmActions"] for v in alarms.values())
+    assert resources(raw, "AWS::SNS::Topic")
+    assert resources(raw, "AWS::CloudWatch::Dashboard")
+
+
+def statements_of(raw: dict[str, Any], role_prefix: str) -> list[dict[str, Any]]:
+    found = []
+    for policy in resources(raw, "AWS::IAM::Policy").values():
+        roles = json.dumps(policy["Properties"]["Roles"])
+        if role_prefix in roles:
+            found += policy["Properties"]["PolicyDocument"]["Statement"]
+    return found
+
+
+def actions(statement: dict[str, Any]) -> list[str]:
+    value = statement["Action"]
+    return value if isinstance(value, list) else [value]
+
+
+def test_only_decide_reads_the_openrouter_secret(raw: dict[str, Any]) -> None:
+    secret = logical(raw, "OpenRouterApiKey", "AWS::SecretsManager::Secret")
+    readers = set()
+    for policy in resources(raw, "AWS::IAM::Policy").values():
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+            if secret in json.dumps(statement["Resource"]):
+                readers.add(json.dumps(policy["Properties"]["Roles"]))
+    assert len(readers) == 1
+    assert "FunctionsDecide" in next(iter(readers))
+    for name in (
+        "FunctionsSnapshot",
+        "FunctionsResolve",
+        "FunctionsPrepare",
+        "FunctionsFinalize",
+        "FunctionsOpenCohort",
+    ):
+        assert not any(
+            a.startswith("secretsmanager:") for s in statements_of(raw, name) for a in actions(s)
+        )
+
+
+def test_only_the_publishers_write_the_site_bucket(raw: dict[str, Any]) -> None:
+    site = logical(raw, "StorageSite", "AWS::S3::Bucket")
+    writers: set[str] = set()
+    for policy in resources(raw, "AWS::IAM::Policy").values():
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+            if site in json.dumps(statement["Resource"]) and any(
+                a.startswith("s3:Put") for a in actions(statement)
+            ):
+                writers.update(r["Ref"] for r in policy["Properties"]["Roles"])
+    assert sorted(w.split("ServiceRole")[0] for w in writers) == sorted(
+        f"Functions{n}" for n in ("Finalize", "Resolve", "Snapshot")
+    )
+
+
+def test_no_wildcard_actions_on_data_resources(raw: dict[str, Any]) -> None:
+    for policy in resources(raw, "AWS::IAM::Policy").values():
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+            for action in actions(statement):
+                assert action not in ("*", "s3:*", "dynamodb:*", "secretsmanager:*", "sqs:*")
+                assert not action.startswith(("s3:Delete", "dynamodb:DeleteTable", "s3:PutBucket"))

@@ -1,0 +1,177 @@
+"""The synthesized state machine definition, executed by moto's Step Functions interpreter, with
+the real handlers routed in-process and the real DynamoDB adapter underneath."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from arena_core import bootstrap
+from arena_core.adapters.s3_blobs import S3BlobStore
+from arena_core.adapters.site_publishers import LocalFolderPublisher
+from arena_core.domain.cohort import Agent, Cohort
+from arena_core.domain.lineup import default_lineup
+from arena_core.errors import RetryableUpstreamError
+from arena_core.ports.agent import AgentContext, ForecastAgent
+from arena_core.ports.clock import FixedClock
+from arena_core.ports.llm import ChatMessage, LLMResponse
+from arena_core.settings import ArenaSettings
+from infra.local_run import MOTO_CONFIG, LocalWorkflow, routed_handlers
+from tests.support.aws import FAKE_ENV, TABLE, create_repository
+from tests.support.builders import binary
+from tests.support.markets import StaticMarketSource
+
+WEEK = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+class TimedAgent(ForecastAgent):
+    """Bets on m1 after an optional delay; records when each call ran (sequential checks)."""
+
+    def __init__(
+        self,
+        log: list[tuple[float, float]],
+        lock: threading.Lock,
+        fail: bool = False,
+        delay: float = 0.0,
+    ) -> None:
+        self._log, self._lock, self._fail, self._delay = log, lock, fail, delay
+
+    def respond(self, messages: list[ChatMessage], context: AgentContext) -> LLMResponse:  # type: ignore[override]
+        start = time.monotonic()
+        if self._fail:
+            raise RetryableUpstreamError("the model keeps timing out")
+        time.sleep(self._delay)
+        with self._lock:
+            self._log.append((start, time.monotonic()))
+        text = json.dumps(
+            {
+                "action": "BET",
+                "bets": [{"market_id": "m1", "side": "YES", "amount": 100}],
+                "reasoning": "r",
+            }
+        )
+        return LLMResponse(content=text, model="test/model", provider="Test", raw_body=text)
+
+
+@dataclass
+class Harness:
+    workflow: LocalWorkflow
+    repo: Any
+    calls: list[tuple[float, float]]
+    failing: set[str]
+    cohort: Cohort
+
+    def run(self, payload: dict[str, Any], name: str) -> dict[str, Any]:
+        return self.workflow.run(payload, name, timeout=120)
+
+
+@pytest.fixture
+def harness(
+    raw: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[Harness]:
+    for key, value in {
+        **FAKE_ENV,
+        "POWERTOOLS_TRACE_DISABLED": "true",
+        "POWERTOOLS_METRICS_NAMESPACE": "ForecasterArena",
+    }.items():
+        monkeypatch.setenv(key, value)
+    with mock_aws(config=MOTO_CONFIG), routed_handlers():  # type: ignore[call-overload]
+        repo = create_repository()
+        s3 = boto3.client("s3")
+        s3.create_bucket(Bucket="audit")
+        calls: list[tuple[float, float]] = []
+        lock = threading.Lock()
+        failing: set[str] = set()
+
+        def agent_for(agent: Agent) -> ForecastAgent:
+            return TimedAgent(calls, lock, fail=agent.family_id in failing)
+
+        clock = FixedClock(WEEK)
+        cohort = Cohort.open(WEEK, default_lineup(include_baselines=False))
+        repo.create_cohort(cohort, cohort.agents())
+        clock.set(WEEK.replace(minute=5))
+        container = bootstrap.Container(
+            ArenaSettings(table_name=TABLE, audit_bucket="audit", max_attempts=3),
+            clock=clock,
+            overrides={
+                "repo": repo,
+                "blobs": S3BlobStore(s3, "audit"),
+                "market_source": StaticMarketSource([binary("m1", "0.40"), binary("m2", "0.60")]),
+                "publisher": LocalFolderPublisher(tmp_path / "site"),
+                "agent_for": agent_for,
+            },
+        )
+        bootstrap.reset(container)
+        yield Harness(LocalWorkflow(raw), repo, calls, failing, cohort)
+        bootstrap.reset()
+
+
+def results(described: dict[str, Any]) -> dict[str, Any]:
+    output: dict[str, Any] = json.loads(described["output"])
+    return output
+
+
+def test_a_full_decision_run_for_seven_agents(harness: Harness) -> None:
+    described = harness.run({}, "run-1")
+    assert described["status"] == "SUCCEEDED", described.get("error")
+    output = results(described)
+    assert output["decisions"] == {"succeeded": 7}
+    agents = harness.repo.agents(harness.cohort.cohort_id)
+    assert all(len(harness.repo.trades(a.agent_id)) == 1 for a in agents)
+    assert output["snapshot"]["agents"] == 7
+
+
+def test_one_failing_agent_is_caught_while_six_complete(harness: Harness) -> None:
+    harness.failing.add("kimi-k2")
+    described = harness.run({}, "run-fail")
+    assert described["status"] == "SUCCEEDED"
+    assert results(described)["decisions"] == {"succeeded": 6, "failed": 1}
+    failed = harness.repo.decisions(f"{harness.cohort.cohort_id}.kimi-k2")
+    assert failed[0].attempts == 3  # the Decide step was retried before the catch
+    assert harness.repo.trades(f"{harness.cohort.cohort_id}.kimi-k2") == []
+
+
+def test_a_rerun_of_the_same_input_creates_no_decision_and_no_trade(harness: Harness) -> None:
+    harness.run({"week_start": "2026-03-01"}, "run-a")
+    agents = harness.repo.agents(harness.cohort.cohort_id)
+    before = {
+        a.agent_id: (harness.repo.trades(a.agent_id), harness.repo.decisions(a.agent_id))
+        for a in agents
+    }
+    described = harness.run({"week_start": "2026-03-01"}, "run-b")
+    assert described["status"] == "SUCCEEDED"
+    assert results(described)["decisions"] == {"already_decided": 7}
+    after = {
+        a.agent_id: (harness.repo.trades(a.agent_id), harness.repo.decisions(a.agent_id))
+        for a in agents
+    }
+    assert after == before
+
+
+def test_max_concurrency_one_is_sequential(harness: Harness) -> None:
+    described = harness.run(
+        {
+            "max_concurrency": 1,
+            "agent_ids": [
+                f"{harness.cohort.cohort_id}.gpt-5.1",
+                f"{harness.cohort.cohort_id}.grok-4",
+                f"{harness.cohort.cohort_id}.qwen-3-next",
+            ],
+        },
+        "run-seq",
+    )
+    assert described["status"] == "SUCCEEDED"
+    assert results(described)["decisions"] == {"succeeded": 3}
+    spans = sorted(harness.calls)
+    assert len(spans) == 3
+    assert all(spans[i][1] <= spans[i + 1][0] for i in range(len(spans) - 1))
