@@ -48,7 +48,7 @@ synth: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python -m infra.validate cdk.out/ForecasterArena.template.json
 
 bench: $(STAMP)
-	@for b in bench/bench_*.py; do [ -e "$$b" ] || continue; echo "== $$b"; $(BIN)/python "$$b"; done
+	@for b in bench/bench_*.py; do [ -e "$$b" ] || continue; echo "== $$b"; PYTHONPATH=$(CURDIR) $(BIN)/python "$$b"; done
 
 clean:
 	rm -rf $(VENV) node_modules .mypy_cache .ruff_cache .hypothesis test-artifacts

@@ -8,6 +8,7 @@ process. Used by the workflow tests, the fan-out benchmark and the local demo.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,6 +29,32 @@ HANDLERS: dict[str, Handler] = {
     "FunctionsFinalize": decide_handler.finalize,
 }
 MOTO_CONFIG = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
+
+
+class AtomicClient:
+    """A boto3 client whose calls run one at a time.
+
+    DynamoDB applies each request atomically (a conditional write's check and write are one
+    step); moto's in-process backend does not, so concurrent requests (Map iterations run on
+    threads) could interleave inside it. Serializing requests restores the service's guarantee
+    while callers still race between requests, which is where the application's races live.
+    """
+
+    _lock = threading.Lock()
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._client, name)
+        if not callable(attribute):
+            return attribute
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return attribute(*args, **kwargs)
+
+        return call
 
 
 @dataclass

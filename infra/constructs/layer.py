@@ -26,6 +26,25 @@ PLATFORMS = {
     lambda_.Architecture.X86_64.name: ("manylinux2014_x86_64", "manylinux_2_28_x86_64"),
 }
 RUNTIME_PROVIDED = ("boto3", "botocore")
+# The Lambda Python runtime ships boto3 and everything it needs; copies pulled in as transitive
+# dependencies (the X-Ray SDK depends on botocore) are removed from the layer after install.
+RUNTIME_PACKAGES = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urllib3", "six")
+# Powertools subpackages the functions never import (Logger, Metrics, Tracer, Parameters and
+# the typing helpers stay): removing them keeps the zipped layer under 8 MB.
+UNUSED_POWERTOOLS = (
+    "event_handler",
+    "utilities/data_classes",
+    "utilities/parser",
+    "utilities/auth_alpha",
+    "utilities/kafka",
+    "utilities/idempotency",
+    "utilities/feature_flags",
+    "utilities/circuit_breaker",
+    "utilities/data_masking",
+    "utilities/streaming",
+    "utilities/batch",
+    "utilities/validation",
+)
 
 
 def layer_requirements() -> list[str]:
@@ -33,6 +52,20 @@ def layer_requirements() -> list[str]:
     project = tomllib.loads((CORE / "pyproject.toml").read_text())["project"]
     wanted = [d for d in project["dependencies"] if not d.startswith(RUNTIME_PROVIDED)]
     return [*wanted, "aws-xray-sdk>=2.14"]
+
+
+def runtime_sdk(folder: Path) -> Path:
+    """A folder holding only what the Lambda runtime provides (boto3 and its dependencies),
+    linked from this environment: run a layer against it to prove the layer is complete."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for package in RUNTIME_PACKAGES:
+        module = __import__(package)
+        source = Path(module.__file__ or "")
+        origin = source.parent if source.name == "__init__.py" else source
+        link = folder / origin.name
+        if not link.exists():
+            link.symlink_to(origin)
+    return folder
 
 
 def build_layer(output_dir: str, architecture: str, python_version: str = "3.12") -> None:
@@ -66,6 +99,16 @@ def build_layer(output_dir: str, architecture: str, python_version: str = "3.12"
         dirs_exist_ok=True,
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
     )
+    for package in RUNTIME_PACKAGES:
+        for path in [
+            *target.glob(package),
+            *target.glob(f"{package}.py"),
+            *target.glob(f"{package}-*.dist-info"),
+            *target.glob(f"python_{package}-*.dist-info"),
+        ]:
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    for unused in UNUSED_POWERTOOLS:
+        shutil.rmtree(target / "aws_lambda_powertools" / unused, ignore_errors=True)
     for junk in target.glob("*.dist-info/RECORD"):
         junk.unlink()
     subprocess.run(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -12,6 +11,7 @@ import boto3
 from moto import mock_aws
 
 from arena_core.adapters.dynamodb import DynamoRepository, create_table_kwargs
+from infra.local_run import AtomicClient
 
 TABLE = "arena-test"
 FAKE_ENV = {
@@ -36,32 +36,6 @@ def embedded_aws() -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = old
-
-
-class AtomicClient:
-    """A boto3 client whose calls run one at a time.
-
-    DynamoDB applies each request atomically (a conditional write's check and write are one
-    step); moto's in-process backend does not, so concurrent requests can interleave inside it.
-    Serializing requests restores the service's guarantee while the callers' threads still race
-    between requests, which is where the application's own races live.
-    """
-
-    _lock = threading.Lock()
-
-    def __init__(self, client: Any) -> None:
-        self._client = client
-
-    def __getattr__(self, name: str) -> Any:
-        attribute = getattr(self._client, name)
-        if not callable(attribute):
-            return attribute
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            with self._lock:
-                return attribute(*args, **kwargs)
-
-        return call
 
 
 def dynamo_client() -> Any:

@@ -10,15 +10,15 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arena_core.agents.baselines import BASELINE_AGENTS, RandomAgent
-from arena_core.domain.cohort import Agent
-from arena_core.domain.lineup import AgentKind, default_lineup
 from arena_core.errors import ConfigurationError
-from arena_core.ports.agent import ForecastAgent
 from arena_core.ports.clock import Clock, SystemClock
-from arena_core.settings import ArenaSettings
+
+if TYPE_CHECKING:  # imported when first used: keeps the handlers' import time low
+    from arena_core.domain.cohort import Agent
+    from arena_core.ports.agent import ForecastAgent
+    from arena_core.settings import ArenaSettings
 
 
 @dataclass
@@ -91,6 +91,8 @@ class Container:
 
     @property
     def lineup(self) -> tuple[Any, ...]:
+        from arena_core.domain.lineup import default_lineup  # noqa: PLC0415
+
         return default_lineup(
             include_llms=self.settings.include_llms,
             include_baselines=self.settings.include_baselines,
@@ -105,7 +107,11 @@ class Container:
         if factory is not None:
             chosen: ForecastAgent = factory(agent)
             return chosen
+        from arena_core.domain.lineup import AgentKind  # noqa: PLC0415
+
         if agent.kind is AgentKind.BASELINE:
+            from arena_core.agents.baselines import BASELINE_AGENTS, RandomAgent  # noqa: PLC0415
+
             if agent.model_id == "random":
                 return RandomAgent(seed=self.settings.baseline_seed)
             return BASELINE_AGENTS[agent.model_id]()
@@ -121,6 +127,8 @@ def container() -> Container:
     """The process-wide container, built on first use from the environment."""
     global _container  # noqa: PLW0603 - one container per Lambda execution environment
     if _container is None:
+        from arena_core.settings import ArenaSettings  # noqa: PLC0415
+
         _container = Container(ArenaSettings())
     return _container
 

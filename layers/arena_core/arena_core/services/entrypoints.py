@@ -1,5 +1,9 @@
 """One function per Lambda entry point: build the use case from the container, run it, and
-return a JSON-ready summary. Handlers stay thin (parse, call one of these, record metrics)."""
+return a JSON-ready summary. Handlers stay thin (parse, call one of these, record metrics).
+
+Each entry point imports its own services, so a function loads only what it runs (the decide
+function never imports the site renderer and Jinja2): cold-start budget.
+"""
 
 from __future__ import annotations
 
@@ -8,23 +12,20 @@ from datetime import datetime, time
 from typing import Any
 
 from arena_core.bootstrap import Container
-from arena_core.errors import AttemptsExhaustedError
 from arena_core.events import DecideItem, DecisionRunInput, FinalizeInput
-from arena_core.services.decide import DecideRequest, DecideService, DecideSettings, DecideStatus
-from arena_core.services.decision_run import PrepareRunService, RunRequest
-from arena_core.services.open_cohort import OpenCohortService
-from arena_core.services.publish_site import PublishSiteService
-from arena_core.services.resolution import ResolutionService
-from arena_core.services.snapshot import SnapshotService
 
 UTC_MIDNIGHT = time(0, 0)
 
 
 def open_cohort(c: Container) -> dict[str, Any]:
+    from arena_core.services.open_cohort import OpenCohortService  # noqa: PLC0415
+
     return asdict(OpenCohortService(c.repo, c.clock, c.lineup).open())
 
 
 def prepare(c: Container, event: DecisionRunInput) -> dict[str, Any]:
+    from arena_core.services.decision_run import PrepareRunService, RunRequest  # noqa: PLC0415
+
     week = (
         datetime.combine(event.week_start, UTC_MIDNIGHT, tzinfo=c.clock.now().tzinfo)
         if event.week_start
@@ -45,6 +46,14 @@ def prepare(c: Container, event: DecisionRunInput) -> dict[str, Any]:
 
 
 def decide(c: Container, item: DecideItem) -> dict[str, Any]:
+    from arena_core.errors import AttemptsExhaustedError  # noqa: PLC0415
+    from arena_core.services.decide import (  # noqa: PLC0415
+        DecideRequest,
+        DecideService,
+        DecideSettings,
+        DecideStatus,
+    )
+
     settings = DecideSettings(
         format_retries=c.settings.format_retries, max_attempts=c.settings.max_attempts,
         lease=c.lease,
@@ -70,8 +79,10 @@ def decide(c: Container, item: DecideItem) -> dict[str, Any]:
 
 
 def snapshot_and_publish(c: Container) -> dict[str, Any]:
+    from arena_core.services.snapshot import SnapshotService  # noqa: PLC0415
+
     report = SnapshotService(c.repo, c.market_source, c.clock).run()
-    site = PublishSiteService(c.repo, c.publisher, c.blobs, c.clock).run()
+    site = publish_site(c)
     return {
         "taken_at": report.taken_at.isoformat(), "agents": report.agents,
         "positions": report.positions, "markets": report.markets, "requests": report.requests,
@@ -89,9 +100,17 @@ def finalize(c: Container, event: FinalizeInput) -> dict[str, Any]:
     return {"decisions": statuses, "snapshot": snapshot_and_publish(c)}
 
 
+def publish_site(c: Container) -> Any:
+    from arena_core.services.publish_site import PublishSiteService  # noqa: PLC0415
+
+    return PublishSiteService(c.repo, c.publisher, c.blobs, c.clock).run()
+
+
 def resolve(c: Container) -> dict[str, Any]:
+    from arena_core.services.resolution import ResolutionService  # noqa: PLC0415
+
     report = ResolutionService(c.repo, c.market_source, c.clock).run()
-    site = PublishSiteService(c.repo, c.publisher, c.blobs, c.clock).run()
+    site = publish_site(c)
     return {
         "checked": report.checked,
         "settled": {s.market_id: len(s.settled) for s in report.settled},
