@@ -13,6 +13,7 @@ from arena_core.ports.repository import DecisionStatus
 from arena_core.services.decide import DecideStatus
 from tests.integration.decide.conftest import World, make_world
 from tests.support.agents import ScriptedAgent
+from tests.support.builders import RUN_AT
 from tests.support.crash import CrashingRepository, SimulatedCrash
 
 BET = json.dumps(
@@ -226,3 +227,38 @@ def test_a_live_claim_makes_a_concurrent_run_wait(world: World) -> None:
         world.service().decide(world.request(owner="run-1"), ScriptedAgent(SimulatedCrash("slow")))
     with pytest.raises(ClaimHeldError):
         world.service().decide(world.request(owner="run-2"), ScriptedAgent(BET))
+
+
+class SettlingAgent(ScriptedAgent):
+    """While the model 'thinks', a settlement lands on the agent's portfolio (version moves)."""
+
+    def __init__(self, world: World, reply: str) -> None:
+        super().__init__(reply)
+        self.world = world
+
+    def respond(self, messages: Any, context: Any) -> Any:
+        from arena_core.domain.market import ResolutionKind  # noqa: PLC0415
+        from arena_core.services.settlement import settle_market  # noqa: PLC0415
+        from tests.support.builders import binary, resolved  # noqa: PLC0415
+
+        settle_market(self.world.repo, resolved(binary("m2"), ResolutionKind.WINNER, "NO"), RUN_AT)
+        return super().respond(messages, context)
+
+
+def test_a_settlement_during_the_model_call_is_absorbed_not_lost(world: World) -> None:
+    from datetime import timedelta as td  # noqa: PLC0415
+
+    first = json.dumps(
+        {"action": "BET", "bets": [{"market_id": "m2", "side": "NO", "amount": 750}]}
+    )
+    world.service().decide(world.request(), ScriptedAgent(first))
+    agent_id = world.agents[0].agent_id
+    week2 = world.request(owner="run-2")
+    week2 = type(week2)(week2.agent_id, RUN_AT + td(days=7), week2.universe_ref, "run-2")
+    world.clock.set(RUN_AT + td(days=7))
+    result = world.service().decide(week2, SettlingAgent(world, BET))
+    assert result.status is DecideStatus.SUCCEEDED
+    assert result.executed == 2
+    agent = world.repo.get_agent(agent_id)
+    reconcile(agent.cash, world.repo.trades(agent_id), world.repo.settlements(agent_id))
+    assert agent.cash == Decimal("10000") - 750 + 1000 - 1000 - 700  # NO won: 1000 shares at $1

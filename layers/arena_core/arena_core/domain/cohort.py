@@ -97,6 +97,11 @@ class Agent(DomainModel):
     def id_for(cohort_id: str, family_id: str) -> str:
         return f"{cohort_id}.{family_id}"
 
+    @staticmethod
+    def family_of(agent_id: str) -> str:
+        """The family id inside an agent id (cohort ids hold no dot; family ids may)."""
+        return agent_id.split(".", 1)[1]
+
     @classmethod
     def start(cls, cohort: Cohort, spec: AgentSpec) -> Agent:
         return cls(

@@ -14,15 +14,17 @@ recorded and re-raised, loudly, never turned into a quiet HOLD.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
 from arena_core.decision.prompt import build_prompt
-from arena_core.domain.cohort import Agent, decision_week
+from arena_core.domain.cohort import Agent, Cohort, decision_week
 from arena_core.domain.decision import Action
 from arena_core.domain.market import Market
+from arena_core.domain.portfolio import Position
 from arena_core.errors import (
     AttemptsExhaustedError,
     DecisionAlreadySucceededError,
@@ -35,7 +37,7 @@ from arena_core.ports.clock import Clock
 from arena_core.ports.repository import DecisionRecord, DecisionStatus, Repository
 from arena_core.services.consult import Consultation, consult
 from arena_core.services.portfolio_view import position_lines
-from arena_core.services.trading import TradeOutcome, execute_all
+from arena_core.services.trading import KnownState, TradeOutcome, execute_all
 
 
 @dataclass(frozen=True)
@@ -123,8 +125,12 @@ class DecideService:
         self._clock = clock
         self._settings = settings or DecideSettings()
 
-    def decide(self, request: DecideRequest, agent: ForecastAgent) -> DecideResult:
+    def decide(
+        self, request: DecideRequest, agent: ForecastAgent | Callable[[Agent], ForecastAgent]
+    ) -> DecideResult:
+        """Decide for one agent; ``agent`` is the responder, or a factory given the member."""
         member = self._repo.get_agent(request.agent_id)
+        responder = agent if isinstance(agent, ForecastAgent) else agent(member)
         cohort = self._repo.get_cohort(member.cohort_id)
         if cohort is None:
             raise NotFoundError(f"no cohort {member.cohort_id}")
@@ -144,8 +150,16 @@ class DecideService:
         except AttemptsExhaustedError as exc:
             return DecideResult(decision_id, DecideStatus.EXHAUSTED, error=str(exc))
         markets = load_universe(self._blobs, request.universe_ref)
+        fresh = record.checkpoint is None  # no trade of this decision can exist yet
+        positions = self._repo.positions(member.agent_id)
         consultation = self._consultation(
-            record, request, member=member, week=week, markets=markets, agent=agent
+            record,
+            request,
+            member=member,
+            week=week,
+            markets=markets,
+            agent=responder,
+            positions=positions,
         )
         outcomes = execute_all(
             self._repo,
@@ -155,13 +169,14 @@ class DecideService:
             instructions=[*consultation.decision.bets, *consultation.decision.sells],
             markets={m.market_id: m for m in markets},
             at=request.run_at,
+            known=KnownState(member, {p.position_id: p for p in positions}) if fresh else None,
         )
         return self._finish(
             record,
             request,
             consultation=consultation,
             outcomes=outcomes,
-            cohort_id=cohort.cohort_id,
+            cohort=cohort,
         )
 
     def _consultation(
@@ -173,11 +188,11 @@ class DecideService:
         week: int,
         markets: list[Market],
         agent: ForecastAgent,
+        positions: list[Position],
     ) -> Consultation:
         if record.checkpoint is not None:
             return Consultation.from_checkpoint(record.checkpoint)
         by_id = {m.market_id: m for m in markets}
-        positions = self._repo.positions(member.agent_id)
         held = [p.market_id for p in positions if p.is_open and p.market_id not in by_id]
         known = {**self._repo.get_markets(held), **by_id}
         lines = position_lines(positions, known)
@@ -224,7 +239,7 @@ class DecideService:
         *,
         consultation: Consultation,
         outcomes: list[TradeOutcome],
-        cohort_id: str,
+        cohort: Cohort,
     ) -> DecideResult:
         summary = _summary(consultation, outcomes)
         action = consultation.decision.action
@@ -239,8 +254,8 @@ class DecideService:
             outcome=summary,
             error=error,
         )
-        if not zero_trades:
-            self._repo.mark_first_decision(cohort_id, request.run_at)
+        if not zero_trades and cohort.first_decision_at is None:
+            self._repo.mark_first_decision(cohort.cohort_id, request.run_at)
         return DecideResult(
             record.decision_id,
             DecideStatus.RETRYABLE_FAILURE if zero_trades else DecideStatus.SUCCEEDED,

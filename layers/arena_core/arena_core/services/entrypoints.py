@@ -32,9 +32,13 @@ def prepare(c: Container, event: DecisionRunInput) -> dict[str, Any]:
         else None
     )
     service = PrepareRunService(
-        c.repo, c.market_source, c.blobs, c.clock,
-        universe_size=c.settings.universe_size, horizon=c.settings.decision_horizon,
-    )  # fmt: skip
+        c.repo,
+        c.market_source,
+        c.blobs,
+        c.clock,
+        universe_size=c.settings.universe_size,
+        horizon=c.settings.decision_horizon,
+    )
     prepared = service.prepare(RunRequest(week, event.cohort_ids, event.agent_ids))
     return {
         "run_at": prepared.run_at.isoformat(),
@@ -55,15 +59,15 @@ def decide(c: Container, item: DecideItem) -> dict[str, Any]:
     )
 
     settings = DecideSettings(
-        format_retries=c.settings.format_retries, max_attempts=c.settings.max_attempts,
+        format_retries=c.settings.format_retries,
+        max_attempts=c.settings.max_attempts,
         lease=c.lease,
-    )  # fmt: skip
-    agent = c.repo.get_agent(item.agent_id)
+    )
     # The execution id makes the owner token: a retried step of the same run resumes its own
     # claim, while an overlapping execution of the same week waits or finds the work done.
     owner = f"{item.execution_id}:{item.agent_id}"
     request = DecideRequest(item.agent_id, item.run_at, item.universe_ref, owner)
-    result = DecideService(c.repo, c.blobs, c.clock, settings).decide(request, c.agent_for(agent))
+    result = DecideService(c.repo, c.blobs, c.clock, settings).decide(request, c.agent_for)
     if result.status is DecideStatus.EXHAUSTED:
         # Not retryable: the workflow's Catch records this agent's failure for the run.
         raise AttemptsExhaustedError(result.error or f"{result.decision_id}: attempts exhausted")
@@ -72,10 +76,16 @@ def decide(c: Container, item: DecideItem) -> dict[str, Any]:
         for r in result.outcome.get("responses", [])
     )
     return {
-        "agent_id": item.agent_id, "decision_id": result.decision_id, "status": result.status.value,
-        "action": result.action, "fallback": result.fallback, "executed": result.executed,
-        "rejected": result.rejected, "error": result.error, "upstream_retries": retries,
-    }  # fmt: skip
+        "agent_id": item.agent_id,
+        "decision_id": result.decision_id,
+        "status": result.status.value,
+        "action": result.action,
+        "fallback": result.fallback,
+        "executed": result.executed,
+        "rejected": result.rejected,
+        "error": result.error,
+        "upstream_retries": retries,
+    }
 
 
 def snapshot_and_publish(c: Container) -> dict[str, Any]:
@@ -84,12 +94,17 @@ def snapshot_and_publish(c: Container) -> dict[str, Any]:
     report = SnapshotService(c.repo, c.market_source, c.clock).run()
     site = publish_site(c)
     return {
-        "taken_at": report.taken_at.isoformat(), "agents": report.agents,
-        "positions": report.positions, "markets": report.markets, "requests": report.requests,
+        "taken_at": report.taken_at.isoformat(),
+        "agents": report.agents,
+        "positions": report.positions,
+        "markets": report.markets,
+        "requests": report.requests,
         "failed_market_ids": list(report.failed_market_ids),
-        "stale_positions": report.stale_positions, "seconds": report.seconds,
-        "site_files": site.files, "site_uploaded": site.uploaded,
-    }  # fmt: skip
+        "stale_positions": report.stale_positions,
+        "seconds": report.seconds,
+        "site_files": site.files,
+        "site_uploaded": site.uploaded,
+    }
 
 
 def finalize(c: Container, event: FinalizeInput) -> dict[str, Any]:

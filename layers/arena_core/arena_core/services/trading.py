@@ -121,6 +121,50 @@ def execute_one(
     raise VersionConflictError(f"agent {agent_id}: trade {trade_id} kept conflicting")
 
 
+@dataclass
+class KnownState:
+    """The portfolio as last read, kept current as trades apply: a fresh decision (no trade of
+    it can exist yet) then costs no read per trade. Any surprise falls back to reading."""
+
+    agent: Agent
+    positions: dict[str, Position]
+
+    def apply(self, execution: Execution) -> None:
+        self.agent = self.agent.model_copy(
+            update={"cash": execution.cash_after, "version": self.agent.version + 1}
+        )
+        self.positions[execution.position.position_id] = execution.position
+
+
+def _execute_known(
+    repo: Repository,
+    state: KnownState,
+    *,
+    decision_id: str,
+    owner: str,
+    index: int,
+    instruction: Instruction,
+    markets: Mapping[str, Market],
+    at: datetime,
+) -> TradeOutcome | None:
+    """Plan and apply from the known state; None when it turned out stale (read again)."""
+    agent = state.agent
+    trade_id = trade_id_for(decision_id, index)
+    ctx = TradeContext(agent.agent_id, agent.cohort_id, decision_id, trade_id, at)
+    try:
+        execution = _plan(ctx, agent, list(state.positions.values()), instruction, markets)
+    except RuleViolationError as exc:
+        return TradeOutcome(index, trade_id, instruction, rejected_rule=exc.rule, reason=str(exc))
+    try:
+        applied = repo.apply_trade(execution, expected_version=agent.version, owner=owner)
+    except VersionConflictError:
+        return None
+    if not applied:
+        return None
+    state.apply(execution)
+    return TradeOutcome(index, trade_id, instruction, trade=execution.trade)
+
+
 def execute_all(
     repo: Repository,
     *,
@@ -130,18 +174,40 @@ def execute_all(
     instructions: Sequence[Instruction],
     markets: Mapping[str, Market],
     at: datetime,
+    known: KnownState | None = None,
 ) -> list[TradeOutcome]:
-    """Execute every instruction in order (replay-safe)."""
-    return [
-        execute_one(
-            repo,
-            agent_id=agent_id,
-            decision_id=decision_id,
-            owner=owner,
-            index=index,
-            instruction=instruction,
-            markets=markets,
-            at=at,
-        )
-        for index, instruction in enumerate(instructions)
-    ]
+    """Execute every instruction in order.
+
+    Without ``known`` every trade first checks whether it was already applied and reads the
+    portfolio (the replay-safe path after a crash). With ``known`` (a decision consulted just now,
+    so none of its trades can exist) trades are planned from that state; a version conflict or
+    an already-applied trade switches back to the replay-safe path for that trade.
+    """
+    outcomes = []
+    for index, instruction in enumerate(instructions):
+        outcome = None
+        if known is not None:
+            outcome = _execute_known(
+                repo,
+                known,
+                decision_id=decision_id,
+                owner=owner,
+                index=index,
+                instruction=instruction,
+                markets=markets,
+                at=at,
+            )
+        if outcome is None:
+            outcome = execute_one(
+                repo,
+                agent_id=agent_id,
+                decision_id=decision_id,
+                owner=owner,
+                index=index,
+                instruction=instruction,
+                markets=markets,
+                at=at,
+            )
+            known = None  # the known state is stale: read from now on
+        outcomes.append(outcome)
+    return outcomes

@@ -17,6 +17,7 @@ from arena_core.adapters.dynamodb.codec import decode, encode, to_attributes
 from arena_core.adapters.dynamodb.decisions import DecisionStore
 from arena_core.adapters.dynamodb.table import Expr, TransactionCancelled
 from arena_core.domain.accounting import Execution
+from arena_core.domain.cohort import Agent
 from arena_core.domain.portfolio import (
     BetScore,
     Position,
@@ -34,7 +35,6 @@ class LedgerStore(DecisionStore):
         trade, position = execution.trade, execution.position
         opening = trade.kind is TradeKind.BUY and position.opened_by == trade.trade_id
         closing = position.status is PositionStatus.CLOSED
-        agent = self.get_agent(trade.agent_id)
         operations = [
             (
                 "trade",
@@ -48,7 +48,7 @@ class LedgerStore(DecisionStore):
                 ),
             ),
             ("position", {"Put": {"Item": position_item(position)}}),
-            ("aggregate", _aggregate_update(agent.family_id, {"trades": 1})),
+            ("aggregate", _aggregate_update(Agent.family_of(trade.agent_id), {"trades": 1})),
         ]
         guard = _guard_key(position)
         if opening:
