@@ -8,6 +8,7 @@ without .pyc files every cold start would compile the library again.
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 import sys
@@ -160,16 +161,13 @@ class CoreLayer(Construct):
 
 
 def _source_hash() -> str:
-    """Content hash of the library and its dependency list, so the layer rebuilds on change."""
-    import hashlib  # noqa: PLC0415
+    """Content hash of the library and its dependency list, so the layer rebuilds on change
+    (build artefacts of the editable install are left out)."""
 
     digest = hashlib.sha256()
     for path in sorted(CORE.rglob("*")):
-        if (
-            path.is_file()
-            and "__pycache__" not in path.parts
-            and not path.name.endswith(".egg-info")
-        ):
+        skipped = any(part == "__pycache__" or part.endswith(".egg-info") for part in path.parts)
+        if path.is_file() and not skipped:
             digest.update(str(path.relative_to(CORE)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
