@@ -8,10 +8,11 @@ DynamoDB adapter, and quick local runs.
 
 from __future__ import annotations
 
+import bisect
 import threading
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from arena_core.domain.accounting import Execution
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus
@@ -61,6 +62,28 @@ class InMemoryBlobStore(BlobStore):
             return self._blobs[ref]
 
 
+T = TypeVar("T")
+
+
+class TimeIndex(Generic[T]):
+    """Values by time, kept sorted, so a time-range read costs what it returns (as a DynamoDB
+    range query does), not the whole history."""
+
+    def __init__(self) -> None:
+        self._times: list[datetime] = []
+        self._values: dict[datetime, T] = {}
+
+    def put(self, moment: datetime, value: T) -> None:
+        if moment not in self._values:
+            bisect.insort(self._times, moment)
+        self._values[moment] = value
+
+    def between(self, start: datetime, end: datetime) -> list[T]:
+        low = bisect.bisect_left(self._times, start)
+        high = bisect.bisect_right(self._times, end)
+        return [self._values[t] for t in self._times[low:high]]
+
+
 class InMemoryRepository(Repository):
     def __init__(self) -> None:
         self._lock = threading.RLock()
@@ -74,9 +97,10 @@ class InMemoryRepository(Repository):
         self._markets: dict[str, Market] = {}
         self._resolved_markets: set[str] = set()
         self._open_counts: dict[str, int] = {}
-        self._snapshots: dict[str, dict[datetime, PortfolioSnapshot]] = {}
+        self._snapshots: dict[str, TimeIndex[PortfolioSnapshot]] = {}
+        self._latest: dict[str, PortfolioSnapshot] = {}
         self._aggregates: dict[str, FamilyAggregate] = {}
-        self._series: dict[tuple[str, str], dict[datetime, SeriesPoint]] = {}
+        self._series: dict[tuple[str, str], TimeIndex[SeriesPoint]] = {}
 
     # --- cohorts and agents -------------------------------------------------------------------
 
@@ -375,25 +399,25 @@ class InMemoryRepository(Repository):
     def put_snapshots(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
         with self._lock:
             for snapshot in snapshots:
-                self._snapshots.setdefault(snapshot.agent_id, {})[snapshot.taken_at] = snapshot
+                self._snapshots.setdefault(snapshot.agent_id, TimeIndex()).put(
+                    snapshot.taken_at, snapshot
+                )
+                latest = self._latest.get(snapshot.agent_id)
+                if latest is None or latest.taken_at <= snapshot.taken_at:
+                    self._latest[snapshot.agent_id] = snapshot
 
     def snapshots(self, agent_id: str, start: datetime, end: datetime) -> list[PortfolioSnapshot]:
         with self._lock:
-            found = self._snapshots.get(agent_id, {})
-            return [found[t] for t in sorted(found) if start <= t <= end]
+            index = self._snapshots.get(agent_id)
+            return index.between(start, end) if index else []
 
     def latest_snapshots(self, cohort_id: str) -> dict[str, PortfolioSnapshot]:
         with self._lock:
-            return {
-                agent_id: series[max(series)]
-                for agent_id, series in self._snapshots.items()
-                if series and series[max(series)].cohort_id == cohort_id
-            }
+            return {i: s for i, s in self._latest.items() if s.cohort_id == cohort_id}
 
     def family_latest(self, family_id: str) -> list[PortfolioSnapshot]:
         with self._lock:
-            latest = [series[max(series)] for series in self._snapshots.values() if series]
-        chosen = [s for s in latest if s.family_id == family_id]
+            chosen = [s for s in self._latest.values() if s.family_id == family_id]
         return sorted(chosen, key=lambda s: s.cohort_id)
 
     def family_aggregates(self) -> dict[str, FamilyAggregate]:
@@ -404,11 +428,11 @@ class InMemoryRepository(Repository):
         with self._lock:
             for point in points:
                 key = (point.family_id, point.resolution)
-                self._series.setdefault(key, {})[point.bucket] = point
+                self._series.setdefault(key, TimeIndex()).put(point.bucket, point)
 
     def series(
         self, family_id: str, resolution: str, start: datetime, end: datetime
     ) -> list[SeriesPoint]:
         with self._lock:
-            found = self._series.get((family_id, resolution), {})
-            return [found[b] for b in sorted(found) if start <= b <= end]
+            index = self._series.get((family_id, resolution))
+            return index.between(start, end) if index else []

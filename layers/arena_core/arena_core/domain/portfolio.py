@@ -155,13 +155,13 @@ class SeriesPoint(DomainModel):
     """One point of a model family's equity series across all its cohorts.
 
     ``pnl`` sums every agent's P/L (active agents at their latest mark, completed ones final);
-    ``return_pct`` is the mean of the agents' return %. Points are kept at three resolutions,
+    ``return_pct`` is the mean of the agents' return %. Points are kept at four resolutions,
     each bucket holding the last point that fell in it, so a chart of any range reads a bounded
     number of points however long the benchmark has run.
     """
 
     family_id: str
-    resolution: str  # "raw" (every snapshot), "hour" or "day"
+    resolution: str  # "raw" (every snapshot), "hour", "day" or "week"
     bucket: datetime
     taken_at: datetime
     pnl: Decimal

@@ -4,7 +4,7 @@ The distinct markets with open positions are refreshed in batches (``ceil(M / ba
 requests). A market whose refresh failed, or that came back without a usable price, is valued
 at its last stored state, then at the position's last mark: a failed batch is reported and
 never zeroes a position. One snapshot per agent at the exact snapshot time, each agent's latest,
-and the per-family series points (raw, hourly and daily buckets) are written.
+and the per-family series points (raw, hourly, daily and weekly buckets) are written.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from arena_core.domain import accounting
-from arena_core.domain.cohort import Agent
+from arena_core.domain.cohort import Agent, week_start_for
 from arena_core.domain.market import Market
 from arena_core.domain.money import ZERO
 from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, Position, SeriesPoint
@@ -24,7 +24,7 @@ from arena_core.ports.clock import Clock
 from arena_core.ports.market_source import MarketSource
 from arena_core.ports.repository import Repository
 
-RESOLUTIONS = ("raw", "hour", "day")
+RESOLUTIONS = ("raw", "hour", "day", "week")
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,8 @@ def bucket(moment: datetime, resolution: str) -> datetime:
         return moment.replace(minute=0, second=0, microsecond=0)
     if resolution == "day":
         return moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    if resolution == "week":
+        return week_start_for(moment)
     return moment
 
 

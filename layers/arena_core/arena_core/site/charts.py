@@ -19,7 +19,7 @@ RANGES: tuple[tuple[str, timedelta | None], ...] = (
     ("1M", timedelta(days=30)),
     ("ALL", None),
 )
-MAX_POINTS = 240
+MAX_POINTS = 120  # a 640-pixel chart gains nothing from more; keeps pages flat with history
 WIDTH, HEIGHT, PAD = 640, 220, 36
 
 

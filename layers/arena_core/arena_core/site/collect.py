@@ -162,7 +162,7 @@ class SiteCollector:
 
         day, month = points("raw", timedelta(days=1)), points("hour", timedelta(days=31))
         return range_charts(
-            {"10M": day, "1H": day, "1D": day, "1W": month, "1M": month, "ALL": points("day", None)},
+            {"10M": day, "1H": day, "1D": day, "1W": month, "1M": month, "ALL": points("week", None)},
             self.now,
         )
 

@@ -7,6 +7,7 @@ are untrusted and always rendered as text. No inline script or style: the pages 
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from datetime import datetime
@@ -23,6 +24,7 @@ from arena_core.site.collect import AgentView, CohortView, FamilyView
 HERE = Path(__file__).parent
 COHORT_TABLES = ("agents", "decisions", "trades", "positions", "settlements", "bet_scores", "snapshots")
 RECENT_DECISIONS = 5
+RECENT_COHORTS = 12  # rows of a model page's cohort table: page weight stays flat with history
 
 
 def _fixed(value: Decimal | None, places: str) -> str:
@@ -41,7 +43,10 @@ def _when(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC") if value else "—"
 
 
+@functools.cache
 def environment() -> Environment:
+    """One environment per process: templates compile once, then every regeneration (each warm
+    invocation of the snapshot function) reuses them."""
     env = Environment(
         loader=FileSystemLoader(HERE / "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -101,6 +106,7 @@ class SiteRenderer:
             "methodology_version": METHODOLOGY_VERSION,
             "universe_size": universe_size,
             "horizon": horizon,
+            "recent_cohorts": RECENT_COHORTS,
         }
 
     def page(self, template: str, depth: int, **context: Any) -> bytes:
