@@ -25,12 +25,29 @@ def test_every_page_and_export_is_written(tmp_path: Path) -> None:
     scenario = build(tmp_path, weeks=1)
     report = scenario.publish()
     cohort = scenario.repo.cohorts()[0].cohort_id
-    for path in ["index.html", "methodology.html", "data/index.html", "data/leaderboard.csv",
-                 "data/leaderboard.json", "data/cohorts.json", "models/gpt-5.1.html",
-                 f"cohorts/{cohort}/index.html", f"cohorts/{cohort}/{cohort}.gpt-5.1.html",
-                 "static/app.js", "static/style.css"]:
+    for path in [
+        "index.html",
+        "methodology.html",
+        "data/index.html",
+        "data/leaderboard.csv",
+        "data/leaderboard.json",
+        "data/cohorts.json",
+        "models/gpt-5.1.html",
+        f"cohorts/{cohort}/index.html",
+        f"cohorts/{cohort}/{cohort}.gpt-5.1.html",
+        "static/app.js",
+        "static/style.css",
+    ]:
         assert (tmp_path / path).is_file(), path
-    for table in ("agents", "decisions", "trades", "positions", "settlements", "bet_scores", "snapshots"):
+    for table in (
+        "agents",
+        "decisions",
+        "trades",
+        "positions",
+        "settlements",
+        "bet_scores",
+        "snapshots",
+    ):
         assert (tmp_path / f"data/cohorts/{cohort}/{table}.csv").is_file()
         assert (tmp_path / f"data/cohorts/{cohort}/{table}.json").is_file()
     assert report.uploaded == report.files
@@ -47,7 +64,9 @@ def test_untrusted_text_is_escaped_in_html(tmp_path: Path) -> None:
     assert "<script>" not in html.replace('<script src="../../static/app.js" defer></script>', "")
 
 
-def test_only_changed_objects_are_uploaded_and_completed_cohorts_are_left_alone(tmp_path: Path) -> None:
+def test_only_changed_objects_are_uploaded_and_completed_cohorts_are_left_alone(
+    tmp_path: Path,
+) -> None:
     scenario = build(tmp_path, weeks=1)
     first = scenario.publish()
     again = scenario.publish()
@@ -76,8 +95,14 @@ def test_s3_publisher_sets_content_types_cache_headers_and_skips_unchanged() -> 
         head = s3.head_object(Bucket="site", Key="index.html")
         assert head["ContentType"] == "text/html; charset=utf-8"
         assert "max-age=60" in head["CacheControl"]
-        assert s3.head_object(Bucket="site", Key="data/a.csv")["ContentType"] == "text/csv; charset=utf-8"
-        assert s3.head_object(Bucket="site", Key="static/app.js")["CacheControl"] == "public, max-age=3600"
+        assert (
+            s3.head_object(Bucket="site", Key="data/a.csv")["ContentType"]
+            == "text/csv; charset=utf-8"
+        )
+        assert (
+            s3.head_object(Bucket="site", Key="static/app.js")["CacheControl"]
+            == "public, max-age=3600"
+        )
         report = publisher.publish({**files, "index.html": b"<h1>y</h1>"})
         assert report.uploaded == ("index.html",)
         assert report.unchanged == 2
@@ -114,9 +139,18 @@ def test_exports_round_trip_recomputes_brier_pnl_and_return(tmp_path: Path) -> N
             for t in trades:
                 if t["agent_id"] == mine:
                     cash += -Decimal(t["amount"]) if t["kind"] == "buy" else Decimal(t["amount"])
-            cash += sum((Decimal(s["payout"]) for s in settlements if s["agent_id"] == mine), Decimal(0))
+            cash += sum(
+                (Decimal(s["payout"]) for s in settlements if s["agent_id"] == mine), Decimal(0)
+            )
             assert cash == Decimal(agent["cash"])
-            value = sum((Decimal(p["marked_value"]) for p in positions if p["agent_id"] == mine and p["status"] == "open"), Decimal(0))
+            value = sum(
+                (
+                    Decimal(p["marked_value"])
+                    for p in positions
+                    if p["agent_id"] == mine and p["status"] == "open"
+                ),
+                Decimal(0),
+            )
             total = cash + value.quantize(Decimal("0.01"), rounding="ROUND_DOWN")
             assert total == Decimal(agent["total_value"])
             pnl = total - STARTING_BALANCE
@@ -126,7 +160,9 @@ def test_exports_round_trip_recomputes_brier_pnl_and_return(tmp_path: Path) -> N
             pnls[agent["family_id"]] += pnl
     for family, row in leaderboard.items():
         assert Decimal(row["total_pnl"]) == pnls[family]
-        assert Decimal(row["return_pct_mean"]) == sum(returns[family], Decimal(0)) / len(returns[family])
+        assert Decimal(row["return_pct_mean"]) == sum(returns[family], Decimal(0)) / len(
+            returns[family]
+        )
         if briers[family]:
             assert Decimal(row["brier"]) == sum(briers[family], Decimal(0)) / len(briers[family])
         else:
@@ -139,7 +175,9 @@ def test_schema_page_documents_every_exported_column(tmp_path: Path) -> None:
     page = (tmp_path / "data/index.html").read_text()
     cohort = scenario.repo.cohorts()[0].cohort_id
     for table, (_, columns) in TABLES.items():
-        folder = tmp_path / "data" if table == "leaderboard" else tmp_path / f"data/cohorts/{cohort}"
+        folder = (
+            tmp_path / "data" if table == "leaderboard" else tmp_path / f"data/cohorts/{cohort}"
+        )
         header = (folder / f"{table}.csv").read_text().splitlines()[0].split(",")
         assert header == [c for c, _ in columns]
         for column in header:

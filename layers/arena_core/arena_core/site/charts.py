@@ -75,9 +75,7 @@ def polyline(points: Sequence[Point]) -> tuple[str, Decimal, Decimal]:
     return " ".join(coords), low, high
 
 
-def range_charts(
-    series: dict[str, Sequence[Point]], now: datetime
-) -> list[RangeChart]:
+def range_charts(series: dict[str, Sequence[Point]], now: datetime) -> list[RangeChart]:
     """One chart per range; ``series`` maps a range label to the points to cut it from."""
     charts = []
     for label, span in RANGES:

@@ -24,7 +24,13 @@ from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, Position, S
 from arena_core.errors import ArenaError
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.repository import DecisionRecord, FamilyAggregate, Repository
-from arena_core.site.charts import Point, RangeChart, ReliabilityPoint, range_charts, reliability_points
+from arena_core.site.charts import (
+    Point,
+    RangeChart,
+    ReliabilityPoint,
+    range_charts,
+    reliability_points,
+)
 
 RAW_REPLY_LIMIT = 20_000
 
@@ -97,27 +103,40 @@ def _ratio(numerator: Decimal, denominator: Decimal | int) -> Decimal | None:
     return numerator / denominator if denominator else None
 
 
-def leaderboard_row(spec: AgentSpec, aggregate: FamilyAggregate, latest: Sequence[PortfolioSnapshot]) -> LeaderboardRow:
+def leaderboard_row(
+    spec: AgentSpec, aggregate: FamilyAggregate, latest: Sequence[PortfolioSnapshot]
+) -> LeaderboardRow:
     n = aggregate.scored_bets
     brier = _ratio(aggregate.brier_sum, n)
     market = _ratio(aggregate.market_brier_sum, n)
     return LeaderboardRow(
-        family_id=spec.family_id, display_name=spec.display_name, kind=spec.kind, rank=None,
+        family_id=spec.family_id,
+        display_name=spec.display_name,
+        kind=spec.kind,
+        rank=None,
         cohorts=len(latest),
         return_pct_mean=_ratio(sum((s.total_pnl_pct for s in latest), ZERO), len(latest)),
         total_pnl=sum((s.total_pnl for s in latest), ZERO),
-        brier=brier, log_score=_ratio(aggregate.log_score_sum, n),
+        brier=brier,
+        log_score=_ratio(aggregate.log_score_sum, n),
         brier_skill_vs_market=(1 - brier / market) if brier is not None and market else None,
-        win_rate=_ratio(Decimal(aggregate.wins), n), resolved_bets=n, trades=aggregate.trades,
+        win_rate=_ratio(Decimal(aggregate.wins), n),
+        resolved_bets=n,
+        trades=aggregate.trades,
     )
 
 
 def ranked(rows: Sequence[LeaderboardRow]) -> list[LeaderboardRow]:
     """LLM families by mean Brier (lower first), unscored ones after by mean return;
     baselines follow as reference rows without a rank."""
+
     def key(row: LeaderboardRow) -> tuple[int, Decimal, Decimal]:
         worst = Decimal("Infinity")
-        return (row.brier is None, row.brier if row.brier is not None else worst, -(row.return_pct_mean or ZERO))
+        return (
+            row.brier is None,
+            row.brier if row.brier is not None else worst,
+            -(row.return_pct_mean or ZERO),
+        )
 
     models = sorted((r for r in rows if r.kind is AgentKind.LLM), key=key)
     baselines = sorted((r for r in rows if r.kind is AgentKind.BASELINE), key=key)
@@ -146,9 +165,13 @@ class SiteCollector:
         for spec in families(cohorts):
             aggregate = aggregates.get(spec.family_id) or FamilyAggregate(family_id=spec.family_id)
             latest = self._repo.family_latest(spec.family_id)
-            reliability = reliability_points(aggregate.cal_count, aggregate.cal_forecast, aggregate.cal_wins)
+            reliability = reliability_points(
+                aggregate.cal_count, aggregate.cal_forecast, aggregate.cal_wins
+            )
             row = leaderboard_row(spec, aggregate, latest)
-            views.append(FamilyView(spec, row, latest, self._family_charts(spec.family_id), reliability))
+            views.append(
+                FamilyView(spec, row, latest, self._family_charts(spec.family_id), reliability)
+            )
         rank = {r.family_id: r for r in ranked([v.row for v in views])}
         for view in views:
             view.row = rank[view.spec.family_id]
@@ -162,26 +185,46 @@ class SiteCollector:
 
         day, month = points("raw", timedelta(days=1)), points("hour", timedelta(days=31))
         return range_charts(
-            {"10M": day, "1H": day, "1D": day, "1W": month, "1M": month, "ALL": points("week", None)},
+            {
+                "10M": day,
+                "1H": day,
+                "1D": day,
+                "1W": month,
+                "1M": month,
+                "ALL": points("week", None),
+            },
             self.now,
         )
 
     def cohort_view(self, cohort: Cohort) -> CohortView:
         latest = self._repo.latest_snapshots(cohort.cohort_id)
-        agents = [self._agent_view(a, latest.get(a.agent_id), cohort) for a in self._repo.agents(cohort.cohort_id)]
+        agents = [
+            self._agent_view(a, latest.get(a.agent_id), cohort)
+            for a in self._repo.agents(cohort.cohort_id)
+        ]
         return CohortView(cohort, agents)
 
-    def _agent_view(self, agent: Agent, latest: PortfolioSnapshot | None, cohort: Cohort) -> AgentView:
+    def _agent_view(
+        self, agent: Agent, latest: PortfolioSnapshot | None, cohort: Cohort
+    ) -> AgentView:
         view = AgentView(agent, latest)
         repo = self._repo
         records = repo.agent_records(agent.agent_id)
-        view.trades, view.settlements, view.scores = records.trades, records.settlements, records.scores
+        view.trades, view.settlements, view.scores = (
+            records.trades,
+            records.settlements,
+            records.scores,
+        )
         markets = repo.get_markets(sorted({p.market_id for p in records.positions}))
-        view.positions = [self._position_view(p, markets.get(p.market_id)) for p in records.positions]
+        view.positions = [
+            self._position_view(p, markets.get(p.market_id)) for p in records.positions
+        ]
         view.decisions = [self._decision_view(d) for d in records.decisions]
         view.snapshots = repo.snapshots(agent.agent_id, cohort.week_start, self.now)
         series = [Point(s.taken_at, s.total_value) for s in view.snapshots]
-        view.charts = range_charts({label: series for label in ("10M", "1H", "1D", "1W", "1M", "ALL")}, self.now)
+        view.charts = range_charts(
+            dict.fromkeys(("10M", "1H", "1D", "1W", "1M", "ALL"), series), self.now
+        )
         return view
 
     @staticmethod

@@ -22,7 +22,15 @@ from arena_core.site import exports
 from arena_core.site.collect import AgentView, CohortView, FamilyView
 
 HERE = Path(__file__).parent
-COHORT_TABLES = ("agents", "decisions", "trades", "positions", "settlements", "bet_scores", "snapshots")
+COHORT_TABLES = (
+    "agents",
+    "decisions",
+    "trades",
+    "positions",
+    "settlements",
+    "bet_scores",
+    "snapshots",
+)
 RECENT_DECISIONS = 5
 RECENT_COHORTS = 12  # rows of a model page's cohort table: page weight stays flat with history
 
@@ -83,12 +91,20 @@ def cohort_rows(view: CohortView) -> dict[str, list[dict[str, Any]]]:
         )
         for d in agent.decisions:
             tables["decisions"].append(
-                {**d.record.model_dump(), **d.outcome, "replies": len(d.outcome.get("responses", []))}
+                {
+                    **d.record.model_dump(),
+                    **d.outcome,
+                    "replies": len(d.outcome.get("responses", [])),
+                }
             )
         tables["trades"] += [t.model_dump() for t in agent.trades]
         tables["positions"] += [
-            {**p.position.model_dump(), "avg_entry_price": p.position.avg_entry_price,
-             "mark_price": p.mark_price, "marked_value": p.marked_value}
+            {
+                **p.position.model_dump(),
+                "avg_entry_price": p.position.avg_entry_price,
+                "mark_price": p.mark_price,
+                "marked_value": p.marked_value,
+            }
             for p in agent.positions
         ]
         tables["settlements"] += [s.model_dump() for s in agent.settlements]
@@ -114,19 +130,34 @@ class SiteRenderer:
         html = self._env.get_template(template).render(root=root, **self._common, **context)
         return html.encode()
 
-    def global_files(self, families: Sequence[FamilyView], cohorts: Sequence[Cohort]) -> dict[str, bytes]:
+    def global_files(
+        self, families: Sequence[FamilyView], cohorts: Sequence[Cohort]
+    ) -> dict[str, bytes]:
         rows = [f.row for f in families]
         files = {
-            "index.html": self.page("index.html.j2", 0, title="Leaderboard", rows=rows, cohorts=cohorts),
+            "index.html": self.page(
+                "index.html.j2", 0, title="Leaderboard", rows=rows, cohorts=cohorts
+            ),
             "methodology.html": self.page("methodology.html.j2", 0, title="Methodology"),
             "data/index.html": self.page(
-                "data.html.j2", 1, title="Data", cohorts=cohorts, tables=exports.TABLES,
+                "data.html.j2",
+                1,
+                title="Data",
+                cohorts=cohorts,
+                tables=exports.TABLES,
                 cohort_tables=COHORT_TABLES,
             ),
             "data/cohorts.json": json.dumps(
-                [{"cohort_id": c.cohort_id, "week_start": exports.cell(c.week_start),
-                  "status": c.status.value, "files": [f"cohorts/{c.cohort_id}/{t}.csv" for t in COHORT_TABLES]}
-                 for c in cohorts], indent=1,
+                [
+                    {
+                        "cohort_id": c.cohort_id,
+                        "week_start": exports.cell(c.week_start),
+                        "status": c.status.value,
+                        "files": [f"cohorts/{c.cohort_id}/{t}.csv" for t in COHORT_TABLES],
+                    }
+                    for c in cohorts
+                ],
+                indent=1,
             ).encode(),
             **exports.table_files("data", "leaderboard", [r.as_row() for r in rows]),
         }
