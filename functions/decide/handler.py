@@ -32,7 +32,7 @@ def decide(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     metrics.add_metric(
         name="UpstreamRetries", unit=MetricUnit.Count, value=result["upstream_retries"]
     )
-    logger.info("decided", extra=result)
+    logger.info("decided", extra={"result": result})
     return result
 
 
@@ -43,5 +43,5 @@ def finalize(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = entrypoints.finalize(bootstrap.container(), FinalizeInput.model_validate(event))
     seconds = result["snapshot"]["seconds"]
     metrics.add_metric(name="SnapshotDuration", unit=MetricUnit.Seconds, value=seconds)
-    logger.info("finalized", extra=result["decisions"])
+    logger.info("finalized", extra={"decisions": result["decisions"]})
     return result

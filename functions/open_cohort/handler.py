@@ -16,5 +16,5 @@ from arena_core.services import entrypoints
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = entrypoints.open_cohort(bootstrap.container())
     metrics.add_metric(name="CohortsOpened", unit=MetricUnit.Count, value=int(result["created"]))
-    logger.info("cohort", extra=result)
+    logger.info("cohort", extra={"result": result})
     return result

@@ -17,5 +17,5 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = entrypoints.resolve(bootstrap.container())
     settled = sum(result["settled"].values())
     metrics.add_metric(name="PositionsSettled", unit=MetricUnit.Count, value=settled)
-    logger.info("resolved", extra=result)
+    logger.info("resolved", extra={"result": result})
     return result

@@ -20,5 +20,5 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     metrics.add_metric(
         name="StalePositions", unit=MetricUnit.Count, value=result["stale_positions"]
     )
-    logger.info("snapshot", extra=result)
+    logger.info("snapshot", extra={"result": result})
     return result

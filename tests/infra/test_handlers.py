@@ -1,0 +1,101 @@
+"""The scheduled handlers (open_cohort, snapshot, resolve) invoked as Lambda would, in-process,
+on the real adapters under moto (DynamoDB, S3) with a movable market source."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from arena_core import bootstrap
+from arena_core.adapters.s3_blobs import S3BlobStore
+from arena_core.adapters.site_publishers import S3SitePublisher
+from arena_core.domain.market import ResolutionKind
+from arena_core.ports.clock import FixedClock
+from arena_core.settings import ArenaSettings
+from functions.decide import handler as decide_handler
+from functions.open_cohort import handler as open_cohort_handler
+from functions.resolve import handler as resolve_handler
+from functions.snapshot import handler as snapshot_handler
+from infra.local_run import LambdaContext
+from tests.support.aws import FAKE_ENV, TABLE, create_repository
+from tests.support.builders import binary, resolved
+from tests.support.markets import StaticMarketSource
+
+SUNDAY = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+@pytest.fixture
+def wired(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[tuple[FixedClock, StaticMarketSource, object]]:
+    for key, value in {**FAKE_ENV, "POWERTOOLS_TRACE_DISABLED": "true"}.items():
+        monkeypatch.setenv(key, value)
+    with mock_aws():
+        repo = create_repository()
+        s3 = boto3.client("s3")
+        for bucket in ("audit", "site"):
+            s3.create_bucket(Bucket=bucket)
+        clock = FixedClock(SUNDAY)
+        source = StaticMarketSource([binary("m1", "0.40"), binary("m2", "0.70")])
+        settings = ArenaSettings(
+            table_name=TABLE, audit_bucket="audit", site_bucket="site", include_llms=False
+        )
+        bootstrap.reset(
+            bootstrap.Container(
+                settings,
+                clock=clock,
+                overrides={
+                    "repo": repo,
+                    "blobs": S3BlobStore(s3, "audit"),
+                    "market_source": source,
+                    "publisher": S3SitePublisher(s3, "site"),
+                },
+            )
+        )
+        yield clock, source, s3
+        bootstrap.reset()
+
+
+def test_open_cohort_is_idempotent_under_duplicate_deliveries(
+    wired: tuple[FixedClock, StaticMarketSource, object],
+) -> None:
+    first = open_cohort_handler.handler({"source": "schedule"}, LambdaContext())
+    again = open_cohort_handler.handler({"source": "schedule"}, LambdaContext())
+    assert first == {"cohort_id": "c2026-03-01", "created": True, "agents": 3}
+    assert again == {"cohort_id": "c2026-03-01", "created": False, "agents": 3}
+
+
+def test_snapshot_and_resolve_handlers_mark_settle_and_publish(
+    wired: tuple[FixedClock, StaticMarketSource, object],
+) -> None:
+    clock, source, s3 = wired
+    open_cohort_handler.handler({}, LambdaContext())
+    clock.set(SUNDAY + timedelta(minutes=5))
+    prepared = decide_handler.prepare({}, LambdaContext())
+    for item in prepared["items"]:
+        decide_handler.decide({**item, "execution_id": "run-1"}, LambdaContext())
+    clock.set(SUNDAY + timedelta(minutes=10))
+    snapshot = snapshot_handler.handler({"source": "schedule"}, LambdaContext())
+    assert snapshot["agents"] == 3
+    assert snapshot["site_uploaded"] > 0
+    index = s3.get_object(Bucket="site", Key="index.html")  # type: ignore[attr-defined]
+    assert index["ContentType"] == "text/html; charset=utf-8"
+    assert b"Leaderboard" in index["Body"].read()
+    for market_id in ("m1", "m2"):
+        source.set(resolved(source.markets[market_id], ResolutionKind.WINNER, "YES"))
+    clock.set(SUNDAY + timedelta(hours=1))
+    resolution = resolve_handler.handler({"source": "schedule"}, LambdaContext())
+    assert resolution["checked"] >= 1
+    assert sum(resolution["settled"].values()) >= 1
+    assert resolution["completed_cohorts"] == ["c2026-03-01"]
+    leaderboard = json.loads(
+        s3.get_object(Bucket="site", Key="data/leaderboard.json")["Body"].read()
+    )  # type: ignore[attr-defined]
+    follower = next(r for r in leaderboard if r["family_id"] == "baseline-market-follower")
+    assert follower["resolved_bets"] >= 1
