@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import boto3
 import pytest
@@ -28,12 +29,13 @@ from tests.support.builders import binary, resolved
 from tests.support.markets import StaticMarketSource
 
 SUNDAY = datetime(2026, 3, 1, tzinfo=UTC)
+CONTEXT: Any = LambdaContext()  # what Powertools reads from Lambda's context object
 
 
 @pytest.fixture
 def wired(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> Iterator[tuple[FixedClock, StaticMarketSource, object]]:
+) -> Iterator[tuple[FixedClock, StaticMarketSource, Any]]:
     for key, value in {**FAKE_ENV, "POWERTOOLS_TRACE_DISABLED": "true"}.items():
         monkeypatch.setenv(key, value)
     with mock_aws():
@@ -63,34 +65,34 @@ def wired(
 
 
 def test_open_cohort_is_idempotent_under_duplicate_deliveries(
-    wired: tuple[FixedClock, StaticMarketSource, object],
+    wired: tuple[FixedClock, StaticMarketSource, Any],
 ) -> None:
-    first = open_cohort_handler.handler({"source": "schedule"}, LambdaContext())
-    again = open_cohort_handler.handler({"source": "schedule"}, LambdaContext())
+    first = open_cohort_handler.handler({"source": "schedule"}, CONTEXT)
+    again = open_cohort_handler.handler({"source": "schedule"}, CONTEXT)
     assert first == {"cohort_id": "c2026-03-01", "created": True, "agents": 3}
     assert again == {"cohort_id": "c2026-03-01", "created": False, "agents": 3}
 
 
 def test_snapshot_and_resolve_handlers_mark_settle_and_publish(
-    wired: tuple[FixedClock, StaticMarketSource, object],
+    wired: tuple[FixedClock, StaticMarketSource, Any],
 ) -> None:
     clock, source, s3 = wired
-    open_cohort_handler.handler({}, LambdaContext())
+    open_cohort_handler.handler({}, CONTEXT)
     clock.set(SUNDAY + timedelta(minutes=5))
-    prepared = decide_handler.prepare({}, LambdaContext())
+    prepared = decide_handler.prepare({}, CONTEXT)
     for item in prepared["items"]:
-        decide_handler.decide({**item, "execution_id": "run-1"}, LambdaContext())
+        decide_handler.decide({**item, "execution_id": "run-1"}, CONTEXT)
     clock.set(SUNDAY + timedelta(minutes=10))
-    snapshot = snapshot_handler.handler({"source": "schedule"}, LambdaContext())
+    snapshot = snapshot_handler.handler({"source": "schedule"}, CONTEXT)
     assert snapshot["agents"] == 3
     assert snapshot["site_uploaded"] > 0
-    index = s3.get_object(Bucket="site", Key="index.html")  # type: ignore[attr-defined]
+    index = s3.get_object(Bucket="site", Key="index.html")
     assert index["ContentType"] == "text/html; charset=utf-8"
     assert b"Leaderboard" in index["Body"].read()
     for market_id in ("m1", "m2"):
         source.set(resolved(source.markets[market_id], ResolutionKind.WINNER, "YES"))
     clock.set(SUNDAY + timedelta(hours=1))
-    resolution = resolve_handler.handler({"source": "schedule"}, LambdaContext())
+    resolution = resolve_handler.handler({"source": "schedule"}, CONTEXT)
     assert resolution["checked"] >= 1
     assert sum(resolution["settled"].values()) >= 1
     assert resolution["completed_cohorts"] == ["c2026-03-01"]
