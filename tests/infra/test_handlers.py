@@ -98,6 +98,6 @@ def test_snapshot_and_resolve_handlers_mark_settle_and_publish(
     assert resolution["completed_cohorts"] == ["c2026-03-01"]
     leaderboard = json.loads(
         s3.get_object(Bucket="site", Key="data/leaderboard.json")["Body"].read()
-    )  # type: ignore[attr-defined]
+    )
     follower = next(r for r in leaderboard if r["family_id"] == "baseline-market-follower")
     assert follower["resolved_bets"] >= 1
