@@ -1,0 +1,136 @@
+"""A seeded price simulation that replays recorded markets over simulated weeks.
+
+Each recorded market gets a simulated life: it opens at its recorded price (or, for one that was
+already settled when recorded, at a seeded price between 0.2 and 0.8), wanders with seeded noise,
+and converges to the outcome the recording holds, reaching it at a seeded resolution time:
+
+- recorded as resolved with a winner: the winner's price drifts to 1, then the market is closed
+  with UMA status ``resolved`` and the recorded prices;
+- recorded as a 50/50 resolution: prices drift to 0.5, then the same;
+- recorded as closed but unresolved (proposed, disputed, no status): the market closes at that
+  time and stays unresolved;
+- recorded as open: it stays open, wandering around its recorded price.
+
+Everything is a pure function of (seed, market id, moment), so two runs with the same seed see
+identical prices at identical moments, whatever else happens (faults, retries, reruns). The
+output is a set of Gamma fields (``outcomePrices``, ``closed``, ``umaResolutionStatus``) that a
+``GammaReplay`` serves to the real Polymarket client.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+STEP = timedelta(hours=1)  # noise changes hourly; a snapshot every 10 minutes sees it move
+NOISE = 0.04
+FLOOR, CEILING = Decimal("0.01"), Decimal("0.99")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One market's simulated life."""
+
+    market_id: str
+    start_prices: tuple[float, ...]
+    final_prices: tuple[str, ...] | None  # recorded prices at resolution; None when it stays open
+    resolves_at: datetime | None
+    final_status: str | None  # "resolved", or the recorded unresolved UMA status ("" for none)
+
+
+def _recorded_prices(raw: Mapping[str, Any]) -> list[str] | None:
+    value = raw.get("outcomePrices")
+    try:
+        prices = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        return None
+    return [str(p) for p in prices] if isinstance(prices, list) and prices else None
+
+
+def plan_market(
+    raw: Mapping[str, Any], *, seed: int, start: datetime, horizon: timedelta
+) -> Plan | None:
+    """The simulated life of one recorded market (None when the payload has no usable prices)."""
+    market_id = str(raw.get("id", ""))
+    prices = _recorded_prices(raw)
+    if not market_id or prices is None:
+        return None
+    rng = random.Random(f"{seed}:plan:{market_id}")
+    closed = bool(raw.get("closed"))
+    status = raw.get("umaResolutionStatus") or ""
+    if not closed:
+        start_prices = tuple(float(p) for p in prices)
+        return Plan(market_id, start_prices, None, None, None)
+    start_prices = tuple(_split(rng.uniform(0.2, 0.8), len(prices)))
+    resolves_at = start + timedelta(hours=24) + (horizon - timedelta(hours=24)) * rng.random()
+    return Plan(market_id, start_prices, tuple(prices), resolves_at, str(status))
+
+
+def _split(first: float, count: int) -> list[float]:
+    """Prices summing to 1: ``first`` for the first outcome, the rest shared equally."""
+    rest = (1.0 - first) / (count - 1) if count > 1 else 0.0
+    return [first, *([rest] * (count - 1))]
+
+
+def _noise(seed: int, market_id: str, moment: datetime) -> float:
+    step = int(moment.timestamp() // STEP.total_seconds())
+    return random.Random(f"{seed}:noise:{market_id}:{step}").gauss(0.0, NOISE)
+
+
+def _clip(value: float) -> str:
+    return str(min(max(Decimal(repr(round(value, 4))), FLOOR), CEILING))
+
+
+def fields_at(plan: Plan, *, seed: int, start: datetime, moment: datetime) -> dict[str, Any]:
+    """The Gamma fields of a planned market at ``moment``."""
+    if plan.resolves_at is not None and moment >= plan.resolves_at:
+        resolved = plan.final_status == "resolved"
+        fields: dict[str, Any] = {
+            "closed": True,
+            "outcomePrices": json.dumps(list(plan.final_prices or ())),
+        }
+        fields["umaResolutionStatus"] = "resolved" if resolved else (plan.final_status or None)
+        return fields
+    noise = _noise(seed, plan.market_id, moment)
+    first = plan.start_prices[0]
+    if plan.resolves_at is not None and plan.final_prices is not None:
+        target = float(Decimal(plan.final_prices[0]))
+        span = (plan.resolves_at - start).total_seconds() or 1.0
+        progress = min(max((moment - start).total_seconds() / span, 0.0), 1.0)
+        first = first + (target - first) * progress**2
+        noise *= 1.0 - progress
+    prices = _split(first + noise, len(plan.start_prices))
+    if len(prices) == 2:
+        prices[1] = 1.0 - prices[0]
+    return {
+        "closed": False,
+        "umaResolutionStatus": None,
+        "outcomePrices": json.dumps([_clip(p) for p in prices]),
+    }
+
+
+class PriceSimulation:
+    """Plans for a whole recorded universe; ``state_at`` gives every market's fields at a moment."""
+
+    def __init__(
+        self,
+        markets: Sequence[Mapping[str, Any]],
+        *,
+        seed: int,
+        start: datetime,
+        horizon: timedelta,
+    ) -> None:
+        self.seed, self.start = seed, start
+        plans = (plan_market(m, seed=seed, start=start, horizon=horizon) for m in markets)
+        self.plans = {p.market_id: p for p in plans if p is not None}
+
+    def state_at(self, moment: datetime) -> dict[str, dict[str, Any]]:
+        return {
+            market_id: fields_at(plan, seed=self.seed, start=self.start, moment=moment)
+            for market_id, plan in self.plans.items()
+        }

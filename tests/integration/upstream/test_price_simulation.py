@@ -1,0 +1,96 @@
+"""The demo's seeded price simulation over the recorded dump, read back through the real client."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from arena_core.adapters.polymarket import GammaMarketSource, parse_market
+from arena_core.adapters.polymarket.replay import GammaReplay
+from arena_core.adapters.rate_limit import TokenBucket
+from arena_core.domain.market import MarketStatus, ResolutionKind
+from arena_core.simulation import PriceSimulation
+from tests.integration.upstream.test_parse_market_fixtures import TOP
+
+START = datetime(2026, 3, 1, tzinfo=UTC)
+HORIZON = timedelta(weeks=2)
+
+
+@pytest.fixture(scope="module")
+def dump(fixtures_dir: Path) -> list[dict[str, Any]]:
+    return json.loads((fixtures_dir / TOP).read_text())
+
+
+def state(dump: list[dict[str, Any]], seed: int, moment: datetime) -> dict[str, dict[str, Any]]:
+    return PriceSimulation(dump, seed=seed, start=START, horizon=HORIZON).state_at(moment)
+
+
+def test_same_seed_same_prices_other_seed_other_prices(dump: list[dict[str, Any]]) -> None:
+    moment = START + timedelta(days=3, hours=5)
+    assert state(dump, 7, moment) == state(dump, 7, moment)
+    assert state(dump, 7, moment) != state(dump, 8, moment)
+
+
+def test_every_market_starts_open_with_prices_inside_the_band(dump: list[dict[str, Any]]) -> None:
+    for fields in state(dump, 1, START).values():
+        assert fields["closed"] is False
+        prices = [Decimal(p) for p in json.loads(fields["outcomePrices"])]
+        assert all(Decimal("0.01") <= p <= Decimal("0.99") for p in prices)
+
+
+def test_markets_end_at_their_recorded_outcome(dump: list[dict[str, Any]]) -> None:
+    simulation = PriceSimulation(dump, seed=3, start=START, horizon=HORIZON)
+    end = state(dump, 3, START + HORIZON + timedelta(hours=1))
+    kinds: Counter[str] = Counter()
+    for raw in dump:
+        market = parse_market(raw | end[str(raw["id"])])
+        recorded = parse_market(raw)
+        assert market.status is recorded.status
+        assert market.resolution == recorded.resolution
+        kinds[market.resolution.kind if market.resolution else market.status] += 1
+        plan = simulation.plans[str(raw["id"])]
+        assert (plan.resolves_at is None) == (not raw["closed"])
+    assert kinds[ResolutionKind.WINNER] > 0
+    assert kinds[ResolutionKind.SPLIT] == 1
+    assert kinds[MarketStatus.CLOSED] > 0
+    assert kinds[MarketStatus.OPEN] > 0
+
+
+def test_prices_converge_to_the_winner_before_resolution(dump: list[dict[str, Any]]) -> None:
+    simulation = PriceSimulation(dump, seed=5, start=START, horizon=HORIZON)
+    winners = [
+        r
+        for r in dump
+        if r["closed"]
+        and r.get("umaResolutionStatus") == "resolved"
+        and json.loads(r["outcomePrices"])[0] == "1"
+    ]
+    raw = winners[0]
+    plan = simulation.plans[str(raw["id"])]
+    assert plan.resolves_at is not None
+    just_before = plan.resolves_at - timedelta(minutes=1)
+    early = Decimal(json.loads(simulation.state_at(START)[plan.market_id]["outcomePrices"])[0])
+    late = Decimal(json.loads(simulation.state_at(just_before)[plan.market_id]["outcomePrices"])[0])
+    assert late > early
+    assert late >= Decimal("0.9")
+
+
+def test_the_real_client_reads_the_simulation_through_the_replay(
+    dump: list[dict[str, Any]],
+) -> None:
+    replay = GammaReplay(dump)
+    for market_id, fields in state(dump, 2, START).items():
+        replay.set_fields(market_id, fields)
+    source = GammaMarketSource(
+        httpx.Client(transport=replay.transport()), limiter=TokenBucket(rate=1000, burst=1000)
+    )
+    universe = source.top_markets(limit=500)
+    assert len(universe.markets) == 500  # every recorded market is open at the start
+    assert all(m.status is MarketStatus.OPEN for m in universe.markets.values())
