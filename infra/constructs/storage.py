@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from aws_cdk import Duration, RemovalPolicy
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_s3 as s3
@@ -38,23 +40,27 @@ class Storage(Construct):
             ],
             removal_policy=policy,
         )
-        self.logs_bucket = s3.Bucket(
-            self,
+
+        def private_bucket(name: str, **extra: Any) -> s3.Bucket:
+            """The baseline every bucket shares: no public access, encrypted, SSL only."""
+            return s3.Bucket(
+                self,
+                name,
+                block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+                encryption=s3.BucketEncryption.S3_MANAGED,
+                enforce_ssl=True,
+                removal_policy=policy,
+                auto_delete_objects=not retain,
+                **extra,
+            )
+
+        self.logs_bucket = private_bucket(
             "AccessLogs",
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            encryption=s3.BucketEncryption.S3_MANAGED,
-            enforce_ssl=True,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
             lifecycle_rules=[s3.LifecycleRule(expiration=Duration.days(90))],
-            removal_policy=policy,
-            auto_delete_objects=not retain,
         )
-        self.audit_bucket = s3.Bucket(
-            self,
+        self.audit_bucket = private_bucket(
             "Audit",
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            encryption=s3.BucketEncryption.S3_MANAGED,
-            enforce_ssl=True,
             versioned=True,
             server_access_logs_bucket=self.logs_bucket,
             server_access_logs_prefix="audit/",
@@ -69,17 +75,7 @@ class Storage(Construct):
                     noncurrent_version_expiration=Duration.days(30),
                 )
             ],
-            removal_policy=policy,
-            auto_delete_objects=not retain,
         )
-        self.site_bucket = s3.Bucket(
-            self,
-            "Site",
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            encryption=s3.BucketEncryption.S3_MANAGED,
-            enforce_ssl=True,
-            server_access_logs_bucket=self.logs_bucket,
-            server_access_logs_prefix="site/",
-            removal_policy=policy,
-            auto_delete_objects=not retain,
+        self.site_bucket = private_bucket(
+            "Site", server_access_logs_bucket=self.logs_bucket, server_access_logs_prefix="site/"
         )
