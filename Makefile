@@ -9,11 +9,13 @@ STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: help test lint typecheck unit bench synth clean
+.PHONY: help demo test lint typecheck unit bench synth clean
 
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 help:
+	@echo "make demo   - simulate two weeks offline on embedded AWS and write the site to ./site"
+	@echo "              (options: make demo ARGS='--weeks 1 --faults'; see .venv/bin/arena demo -h)"
 	@echo "make test   - lint, type-check and run the whole test suite (installs what it needs)"
 	@echo "make synth  - synthesize the CDK app into cdk.out/ (offline), then cfn-lint and asl-validator"
 	@echo "make bench  - print the benchmark figures"
@@ -22,6 +24,10 @@ help:
 $(STAMP): requirements-dev.txt layers/arena_core/pyproject.toml scripts/bootstrap-venv
 	scripts/bootstrap-venv
 	touch $@
+
+# The main job: the whole system, simulated offline (see README "The demo").
+demo: $(STAMP)
+	$(BIN)/arena demo $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff format --check .

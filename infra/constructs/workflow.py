@@ -2,7 +2,8 @@
 
 The Map's concurrency comes from the input (``max_concurrency``; 0, the default, runs every agent
 at once). Each Decide retries transient errors (upstream timeouts and throttling, a claim still
-held by a crashed attempt, Lambda service errors) with backoff; anything else is caught and
+held by a crashed attempt, Lambda service errors, a function that died or timed out) with backoff:
+a retry runs under the same execution name, so it resumes its own claim; anything else is caught and
 recorded as that agent's failure, so one failing agent never fails the others. Logging (ALL,
 with execution data) and X-Ray tracing are on.
 """
@@ -25,6 +26,11 @@ TRANSIENT_ERRORS = [
     "Lambda.AWSLambdaException",
     "Lambda.SdkClientException",
     "Lambda.TooManyRequestsException",
+    # The function died (runtime exit, out of memory) or hit its timeout: work is checkpointed
+    # and every write is conditional, so running the step again finishes what was begun.
+    "Runtime.ExitError",
+    "Sandbox.Timedout",
+    "Lambda.Unknown",
 ]
 
 

@@ -97,6 +97,7 @@ def test_state_machine_fans_out_with_retry_catch_logging_and_tracing(raw: dict[s
         "$.max_concurrency",
         "RetryableUpstreamError",
         "ClaimHeldError",
+        "Runtime.ExitError",
         "States.ALL",
         "RecordFailure",
         "$$.Execution.Name",

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import boto3
 from moto import mock_aws
 
 from arena_core.adapters.dynamodb import DynamoRepository, create_table_kwargs
-from infra.local_run import AtomicClient
+from infra.local_run import AtomicClient, lean_dynamodb
 
 TABLE = "arena-test"
 FAKE_ENV = {
@@ -24,11 +24,13 @@ FAKE_ENV = {
 
 
 @contextmanager
-def embedded_aws() -> Iterator[None]:
+def embedded_aws(*, lean: bool = True) -> Iterator[None]:
+    """moto with the demo's DynamoDB speed-ups (``lean=False`` for moto as shipped): the whole
+    persistence suite then also checks that they change no answer."""
     saved = {k: os.environ.get(k) for k in FAKE_ENV}
     os.environ.update(FAKE_ENV)
     try:
-        with mock_aws():
+        with mock_aws(), lean_dynamodb() if lean else nullcontext():
             yield
     finally:
         for name, old in saved.items():

@@ -91,6 +91,9 @@ class Container:
 
     @property
     def lineup(self) -> tuple[Any, ...]:
+        if "lineup" in self.overrides:
+            chosen: tuple[Any, ...] = self.overrides["lineup"]
+            return chosen
         from arena_core.domain.lineup import default_lineup  # noqa: PLC0415
 
         return default_lineup(
@@ -117,7 +120,8 @@ class Container:
             return BASELINE_AGENTS[agent.model_id]()
         from arena_core.agents.llm import LLMAgent  # noqa: PLC0415
 
-        return LLMAgent(self.llm_client, agent.model_id, max_tokens=self.settings.llm_max_tokens)
+        model = self.settings.llm_model_override or agent.model_id
+        return LLMAgent(self.llm_client, model, max_tokens=self.settings.llm_max_tokens)
 
 
 _container: Container | None = None

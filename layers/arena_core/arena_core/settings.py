@@ -18,6 +18,8 @@ class ArenaSettings(BaseSettings):
     site_bucket: str | None = None
     openrouter_secret_name: str | None = None
     openrouter_base_url: str = "https://openrouter.ai/api/v1"
+    # Send every model family to this one model (a local OpenAI-compatible server, say).
+    llm_model_override: str | None = None
     gamma_url: str = "https://gamma-api.polymarket.com"
     clob_url: str = "https://clob.polymarket.com"
     universe_size: int = Field(default=500, ge=1, le=2000)
@@ -30,3 +32,7 @@ class ArenaSettings(BaseSettings):
     include_llms: bool = True
     include_baselines: bool = True
     baseline_seed: int = 0
+    # The scheduled jobs republish the site once per window of this many minutes, windows
+    # counted from Sunday 00:00 UTC (10: every snapshot; 10080: weekly). The decision run
+    # always publishes. The demo widens it: rendering dominates a simulated week's cost.
+    site_refresh_minutes: int = Field(default=10, ge=10, le=10080)

@@ -11,6 +11,9 @@ and converges to the outcome the recording holds, reaching it at a seeded resolu
   time and stays unresolved;
 - recorded as open: it stays open, wandering around its recorded price.
 
+Prices change once per simulated hour (noise and drift both step hourly), as a quiet market
+would; the resolution itself happens at its exact seeded time.
+
 Everything is a pure function of (seed, market id, moment), so two runs with the same seed see
 identical prices at identical moments, whatever else happens (faults, retries, reruns). The
 output is a set of Gamma fields (``outcomePrices``, ``closed``, ``umaResolutionStatus``) that a
@@ -27,7 +30,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-STEP = timedelta(hours=1)  # noise changes hourly; a snapshot every 10 minutes sees it move
+STEP = timedelta(hours=1)  # prices move hourly; a snapshot every 10 minutes sees each move
 NOISE = 0.04
 FLOOR, CEILING = Decimal("0.01"), Decimal("0.99")
 
@@ -82,6 +85,11 @@ def _noise(seed: int, market_id: str, moment: datetime) -> float:
     return random.Random(f"{seed}:noise:{market_id}:{step}").gauss(0.0, NOISE)
 
 
+def _step_start(moment: datetime) -> datetime:
+    step = STEP.total_seconds()
+    return datetime.fromtimestamp(moment.timestamp() // step * step, tz=moment.tzinfo)
+
+
 def _clip(value: float) -> str:
     return str(min(max(Decimal(repr(round(value, 4))), FLOOR), CEILING))
 
@@ -101,7 +109,8 @@ def fields_at(plan: Plan, *, seed: int, start: datetime, moment: datetime) -> di
     if plan.resolves_at is not None and plan.final_prices is not None:
         target = float(Decimal(plan.final_prices[0]))
         span = (plan.resolves_at - start).total_seconds() or 1.0
-        progress = min(max((moment - start).total_seconds() / span, 0.0), 1.0)
+        hour = _step_start(moment)
+        progress = min(max((hour - start).total_seconds() / span, 0.0), 1.0)
         first = first + (target - first) * progress**2
         noise *= 1.0 - progress
     prices = _split(first + noise, len(plan.start_prices))
@@ -128,6 +137,13 @@ class PriceSimulation:
         self.seed, self.start = seed, start
         plans = (plan_market(m, seed=seed, start=start, horizon=horizon) for m in markets)
         self.plans = {p.market_id: p for p in plans if p is not None}
+
+    def fields_for(self, market_id: str, moment: datetime) -> dict[str, Any]:
+        """One market's fields at ``moment`` (none for a market without a plan)."""
+        plan = self.plans.get(market_id)
+        if plan is None:
+            return {}
+        return fields_at(plan, seed=self.seed, start=self.start, moment=moment)
 
     def state_at(self, moment: datetime) -> dict[str, dict[str, Any]]:
         return {

@@ -177,6 +177,15 @@ def flatten_aggregate(aggregate: FamilyAggregate) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class AgentHoldings:
+    """What marking an agent to market needs: its cash, positions and bet scores."""
+
+    agent: Agent
+    positions: list[Position]
+    scores: list[BetScore]
+
+
+@dataclass(frozen=True)
 class AgentRecords:
     """Everything recorded under one agent, read together."""
 
@@ -293,6 +302,17 @@ class Repository(ABC):
             scores=self.bet_scores(agent_id),
             decisions=self.decisions(agent_id),
         )
+
+    def holdings(self, agent_id: str) -> AgentHoldings:
+        """The agent, its positions and its bet scores (not its decisions or trades): what a
+        snapshot reads every 10 minutes. Stores that keep them together read them at once."""
+        return AgentHoldings(
+            self.get_agent(agent_id), self.positions(agent_id), self.bet_scores(agent_id)
+        )
+
+    def holdings_of(self, agent_ids: Sequence[str]) -> dict[str, AgentHoldings]:
+        """``holdings`` of several agents (stores may batch the reads)."""
+        return {agent_id: self.holdings(agent_id) for agent_id in agent_ids}
 
     # --- markets and settlement ---------------------------------------------------------------
 

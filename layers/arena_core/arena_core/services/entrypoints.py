@@ -15,6 +15,7 @@ from arena_core.bootstrap import Container
 from arena_core.events import DecideItem, DecisionRunInput, FinalizeInput
 
 UTC_MIDNIGHT = time(0, 0)
+SNAPSHOT_MINUTES = 10  # the snapshot schedule's period
 
 
 def open_cohort(c: Container) -> dict[str, Any]:
@@ -88,11 +89,20 @@ def decide(c: Container, item: DecideItem) -> dict[str, Any]:
     }
 
 
-def snapshot_and_publish(c: Container) -> dict[str, Any]:
+def site_refresh_due(c: Container) -> bool:
+    """Whether now falls in the first 10 minutes of a site refresh window (windows start at
+    Sunday 00:00 UTC): one 10-minute schedule tick per window publishes."""
+    now = c.clock.now()
+    sunday_based_day = (now.weekday() + 1) % 7
+    minutes = sunday_based_day * 1440 + now.hour * 60 + now.minute
+    return minutes % c.settings.site_refresh_minutes < SNAPSHOT_MINUTES
+
+
+def snapshot_and_publish(c: Container, *, force_publish: bool = False) -> dict[str, Any]:
     from arena_core.services.snapshot import SnapshotService  # noqa: PLC0415
 
     report = SnapshotService(c.repo, c.market_source, c.clock).run()
-    site = publish_site(c)
+    site = publish_site(c) if force_publish or site_refresh_due(c) else None
     return {
         "taken_at": report.taken_at.isoformat(),
         "agents": report.agents,
@@ -102,8 +112,8 @@ def snapshot_and_publish(c: Container) -> dict[str, Any]:
         "failed_market_ids": list(report.failed_market_ids),
         "stale_positions": report.stale_positions,
         "seconds": report.seconds,
-        "site_files": site.files,
-        "site_uploaded": site.uploaded,
+        "site_files": site.files if site else 0,
+        "site_uploaded": site.uploaded if site else 0,
     }
 
 
@@ -112,7 +122,8 @@ def finalize(c: Container, event: FinalizeInput) -> dict[str, Any]:
     for result in event.results:
         key = str(result.get("status", "failed"))
         statuses[key] = statuses.get(key, 0) + 1
-    return {"decisions": statuses, "snapshot": snapshot_and_publish(c)}
+    # The run's trades appear on the site at once, whatever the refresh window.
+    return {"decisions": statuses, "snapshot": snapshot_and_publish(c, force_publish=True)}
 
 
 def publish_site(c: Container) -> Any:
@@ -125,11 +136,12 @@ def resolve(c: Container) -> dict[str, Any]:
     from arena_core.services.resolution import ResolutionService  # noqa: PLC0415
 
     report = ResolutionService(c.repo, c.market_source, c.clock).run()
-    site = publish_site(c)
+    changed = bool(report.settled or report.completed_cohorts)
+    site = publish_site(c) if changed and site_refresh_due(c) else None
     return {
         "checked": report.checked,
         "settled": {s.market_id: len(s.settled) for s in report.settled},
         "failed_market_ids": list(report.failed_market_ids),
         "completed_cohorts": list(report.completed_cohorts),
-        "site_uploaded": site.uploaded,
+        "site_uploaded": site.uploaded if site else 0,
     }

@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from arena_core.domain.cohort import Cohort
+from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.market import MarketStatus
 from arena_core.ports.clock import Clock
 from arena_core.ports.market_source import MarketSource
 from arena_core.ports.repository import Repository
 from arena_core.services.settlement import MarketSettlement, settle_market
+from arena_core.services.snapshot import changed_markets
 
 
 @dataclass(frozen=True)
@@ -44,9 +45,9 @@ class ResolutionService:
         moment = at or self._clock.now()
         market_ids = self._repo.markets_with_open_positions()
         fetch = self._source.markets_by_id(market_ids)
-        self._repo.save_markets(
-            [m for m in fetch.markets.values() if m.status is not MarketStatus.RESOLVED]
-        )
+        unresolved = [m for m in fetch.markets.values() if m.status is not MarketStatus.RESOLVED]
+        stored = self._repo.get_markets([m.market_id for m in unresolved]) if unresolved else {}
+        self._repo.save_markets(changed_markets(unresolved, stored))
         settled = tuple(
             settle_market(self._repo, market, moment)
             for market in fetch.markets.values()
@@ -66,7 +67,8 @@ class ResolutionService:
     def _complete_if_done(self, cohort: Cohort, moment: datetime) -> bool:
         if cohort.first_decision_at is None:
             return False
-        for agent in self._repo.agents(cohort.cohort_id):
-            if any(p.is_open for p in self._repo.positions(agent.agent_id)):
+        for spec in cohort.lineup:
+            agent_id = Agent.id_for(cohort.cohort_id, spec.family_id)
+            if any(p.is_open for p in self._repo.positions(agent_id)):
                 return False
         return self._repo.complete_cohort(cohort.cohort_id, moment)

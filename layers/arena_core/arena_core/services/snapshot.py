@@ -1,10 +1,12 @@
 """Mark every active portfolio to market and record it (methodology v1 §12), every 10 minutes.
 
-The distinct markets with open positions are refreshed in batches (``ceil(M / batch)`` upstream
-requests). A market whose refresh failed, or that came back without a usable price, is valued
-at its last stored state, then at the position's last mark: a failed batch is reported and
-never zeroes a position. One snapshot per agent at the exact snapshot time, each agent's latest,
-and the per-family series points (raw, hourly, daily and weekly buckets) are written.
+Each agent costs one read (its cash, positions and bet scores together); cohorts come from one
+listing. The distinct markets with open positions are refreshed in batches (``ceil(M / batch)``
+upstream requests). A market whose refresh failed, or that came back without a usable price, is
+valued at its last stored state, then at the position's last mark: a failed batch is reported
+and never zeroes a position. One snapshot per agent at the exact snapshot time, each agent's latest,
+and the per-family series points (raw, hourly, daily and weekly buckets) are written; a market's
+stored state is rewritten only when it changed.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from arena_core.domain import accounting
-from arena_core.domain.cohort import Agent, week_start_for
+from arena_core.domain.cohort import Agent, Cohort, CohortStatus, week_start_for
 from arena_core.domain.market import Market
 from arena_core.domain.money import ZERO
 from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, Position, SeriesPoint
@@ -55,6 +57,11 @@ def effective_markets(
         if candidate is not None:
             chosen[market_id] = candidate
     return chosen
+
+
+def changed_markets(fresh: Iterable[Market], stored: Mapping[str, Market]) -> list[Market]:
+    """The fetched markets whose state differs from the stored one: the only ones to write."""
+    return [m for m in fresh if stored.get(m.market_id) != m]
 
 
 def bucket(moment: datetime, resolution: str) -> datetime:
@@ -100,27 +107,31 @@ class SnapshotService:
     def run(self, taken_at: datetime | None = None) -> SnapshotReport:
         started = time.perf_counter()
         moment = taken_at or self._clock.now()
-        agents = [a for c in self._repo.active_cohorts() for a in self._repo.agents(c.cohort_id)]
-        records = {a.agent_id: self._repo.agent_records(a.agent_id) for a in agents}
-        held = {i: [p for p in r.positions if p.is_open] for i, r in records.items()}
+        cohorts = self._repo.cohorts()
+        active = [c for c in cohorts if c.status is CohortStatus.ACTIVE]
+        agent_ids = [Agent.id_for(c.cohort_id, spec.family_id) for c in active for spec in c.lineup]
+        holdings = self._repo.holdings_of(agent_ids)
+        held = {i: [p for p in h.positions if p.is_open] for i, h in holdings.items()}
         market_ids = sorted({p.market_id for positions in held.values() for p in positions})
         fetch = self._source.markets_by_id(market_ids)
         stored = self._repo.get_markets(market_ids)
         markets = effective_markets(fetch.markets, stored, market_ids)
-        self._repo.save_markets([m for m in fetch.markets.values() if _has_prices(m)])
+        fresh = [m for m in fetch.markets.values() if _has_prices(m)]
+        self._repo.save_markets(changed_markets(fresh, stored))
         snapshots, stale = [], 0
-        for agent in agents:
-            scores = records[agent.agent_id].scores
+        for agent_id, holding in holdings.items():
             snapshot, agent_stale = self._snapshot(
-                agent, held[agent.agent_id], scores, markets, moment
+                holding.agent, held[agent_id], holding.scores, markets, moment
             )
             snapshots.append(snapshot)
             stale += agent_stale
         self._repo.put_snapshots(snapshots)
-        self._repo.put_series(family_points(self._family_members(snapshots), moment))
+        finished = [c for c in cohorts if c.status is not CohortStatus.ACTIVE]
+        members = [*snapshots, *self._finals(finished)]
+        self._repo.put_series(family_points(members, moment))
         return SnapshotReport(
             taken_at=moment,
-            agents=len(agents),
+            agents=len(agent_ids),
             positions=sum(len(p) for p in held.values()),
             markets=len(market_ids),
             requests=fetch.requests,
@@ -156,13 +167,10 @@ class SnapshotService:
         )
         return snapshot, sum(1 for m in marks if m.stale)
 
-    def _family_members(self, current: list[PortfolioSnapshot]) -> list[PortfolioSnapshot]:
-        """Active agents at this mark plus completed cohorts' final snapshots."""
-        active = {s.cohort_id for s in current}
-        finals = [
+    def _finals(self, completed: Iterable[Cohort]) -> list[PortfolioSnapshot]:
+        """Completed cohorts' final snapshots: their families' series keep counting them."""
+        return [
             snapshot
-            for cohort in self._repo.cohorts()
-            if cohort.cohort_id not in active
+            for cohort in completed
             for snapshot in self._repo.latest_snapshots(cohort.cohort_id).values()
         ]
-        return [*current, *finals]

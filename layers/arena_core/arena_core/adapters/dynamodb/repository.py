@@ -31,12 +31,18 @@ from arena_core.errors import (
     NotFoundError,
     PersistenceError,
 )
-from arena_core.ports.repository import AgentRecords, FamilyAggregate, aggregate_from_flat
+from arena_core.ports.repository import (
+    AgentHoldings,
+    AgentRecords,
+    FamilyAggregate,
+    aggregate_from_flat,
+)
 
 
 class DynamoRepository(LedgerStore):
     def __init__(self, client: Any, table_name: str) -> None:
         super().__init__(Table(client, table_name))
+        self._holdings: dict[str, AgentHoldings] = {}  # by agent id; see holdings()
 
     # --- cohorts and agents -------------------------------------------------------------------
 
@@ -123,6 +129,45 @@ class DynamoRepository(LedgerStore):
             scores=[decode(BetScore, i) for i in kinds.get("SCORE", [])],
             decisions=[decision_record(i) for i in kinds.get("DECISION", [])],
         )
+
+    def holdings(self, agent_id: str) -> AgentHoldings:
+        return self._holdings_at(self.get_agent(agent_id))
+
+    def holdings_of(self, agent_ids: Sequence[str]) -> dict[str, AgentHoldings]:
+        """Profiles in one BatchGetItem, then ``holdings`` per agent without its GetItem."""
+        items = self.table.batch_get([k.agent_key(a) for a in agent_ids])
+        agents = {a.agent_id: a for a in (decode(Agent, i) for i in items)}
+        missing = [a for a in agent_ids if a not in agents]
+        if missing:
+            raise NotFoundError(f"no agent {missing[0]}")
+        return {agent_id: self._holdings_at(agents[agent_id]) for agent_id in agent_ids}
+
+    def _holdings_at(self, agent: Agent) -> AgentHoldings:
+        """The agent's positions and bet scores, from this process's cache while the profile's
+        version (read just before) is unchanged, since every trade and settlement bumps it in
+        the same transaction; otherwise one range query: sort keys ``POSITION#…``, ``PROFILE``
+        and ``SCORE#…`` are adjacent."""
+        agent_id = agent.agent_id
+        cached = self._holdings.get(agent_id)
+        if cached is not None and cached.agent.version == agent.version:
+            return AgentHoldings(agent, cached.positions, cached.scores)
+        kinds: dict[str, list[dict[str, Any]]] = {}
+        window = (k.HOLDINGS_FIRST, k.HOLDINGS_LAST)
+        for item in self.table.partition(k.agent_pk(agent_id), between=window):
+            kinds.setdefault(item[k.SK]["S"].split("#", 1)[0], []).append(item)
+        profile = kinds.get(k.PROFILE)
+        if not profile:
+            raise NotFoundError(f"no agent {agent_id}")
+        found = AgentHoldings(
+            agent=decode(Agent, profile[0]),
+            positions=[decode(Position, i) for i in kinds.get("POSITION", [])],
+            scores=[decode(BetScore, i) for i in kinds.get("SCORE", [])],
+        )
+        # A query is not isolated from a transaction committing meanwhile: cache only what
+        # was read between two identical versions, so a torn read is never kept.
+        if found.agent.version == agent.version:
+            self._holdings[agent_id] = found
+        return found
 
     def save_markets(self, markets: Sequence[Market]) -> None:
         for market in markets:

@@ -61,8 +61,13 @@ def cohort_key(cohort_id: str) -> dict[str, str]:
     return key(f"COHORT#{cohort_id}", "COHORT")
 
 
+PROFILE = "PROFILE"
+# The agent partition's sort keys between these are its positions, profile and bet scores.
+HOLDINGS_FIRST, HOLDINGS_LAST = "POSITION#", "SCORE#\uffff"
+
+
 def agent_key(agent_id: str) -> dict[str, str]:
-    return key(f"AGENT#{agent_id}", "PROFILE")
+    return key(f"AGENT#{agent_id}", PROFILE)
 
 
 def agent_pk(agent_id: str) -> str:

@@ -4,8 +4,9 @@ The real ``GammaMarketSource`` talks to it exactly as to Polymarket: the demo re
 payloads this way, and transport tests use it as a faithful fake. It implements what the client
 uses: the ``closed`` filter (default false), ``order=volumeNum`` with ``ascending``, ``limit`` /
 ``offset`` paging and the repeated ``id`` filter. ``overrides`` replaces fields of a market by id
-(the demo's price simulation moves prices and resolves markets this way). Every request is
-counted, and thread-safe, since batches arrive in parallel.
+or ``live`` computes them when a market is served (the demo's price simulation moves prices and
+resolves markets this way, computing only the markets asked for). Every request is counted, and
+thread-safe, since batches arrive in parallel.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 import httpx
 
-Override = Callable[[dict[str, Any]], dict[str, Any]]
+LiveFields = Callable[[str], Mapping[str, Any]]
 
 
 def _flag(value: str | None, default: bool | None) -> bool | None:
@@ -35,8 +36,11 @@ def _volume(raw: Mapping[str, Any]) -> float:
 
 
 class GammaReplay:
-    def __init__(self, markets: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(
+        self, markets: Sequence[Mapping[str, Any]], live: LiveFields | None = None
+    ) -> None:
         self._markets = [dict(m) for m in markets]
+        self._live = live
         self._lock = threading.Lock()
         self._overrides: dict[str, dict[str, Any]] = {}
         self.requests: list[httpx.Request] = []
@@ -49,9 +53,13 @@ class GammaReplay:
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
 
-    def _current(self) -> list[dict[str, Any]]:
+    def _current(self, ids: set[str]) -> list[dict[str, Any]]:
+        chosen = [m for m in self._markets if not ids or str(m.get("id")) in ids]
         with self._lock:
-            return [m | self._overrides.get(str(m.get("id")), {}) for m in self._markets]
+            current = [m | self._overrides.get(str(m.get("id")), {}) for m in chosen]
+        if self._live is not None:
+            current = [m | dict(self._live(str(m.get("id")))) for m in current]
+        return current
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         with self._lock:
@@ -59,10 +67,7 @@ class GammaReplay:
         if request.url.path.rstrip("/") != "/markets" or request.method != "GET":
             return httpx.Response(404, text="404 page not found")
         params = request.url.params
-        ids = set(params.get_list("id"))
-        markets = self._current()
-        if ids:
-            markets = [m for m in markets if str(m.get("id")) in ids]
+        markets = self._current(set(params.get_list("id")))
         closed = _flag(params.get("closed"), default=False)
         if closed is not None:
             markets = [m for m in markets if bool(m.get("closed")) == closed]

@@ -1,0 +1,1 @@
+"""`arena demo`: the whole system simulated offline on embedded AWS (see runner.py)."""
