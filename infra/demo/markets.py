@@ -95,9 +95,13 @@ def synthetic(seed: int, count: int = SYNTHETIC_MARKETS) -> MarketChoice:
     """A seeded universe in Gamma's shape: open markets, and closed ones that will resolve to a
     winner, to 50/50, or stay unresolved (disputed), so every path of the system is exercised."""
     rng = random.Random(f"{seed}:synthetic")
+    rare = max(1, count // 24)  # about 4% each: 50/50 and disputed endings always occur
+    kinds = ["split"] * rare + ["disputed"] * rare
+    kinds += ["winner"] * ((count - len(kinds)) * 45 // 100)
+    kinds += ["open"] * (count - len(kinds))
+    rng.shuffle(kinds)
     payloads = []
-    for index in range(count):
-        kind = rng.choices(["open", "winner", "split", "disputed"], weights=[50, 42, 4, 4])[0]
+    for index, kind in enumerate(kinds):
         yes = round(rng.uniform(0.05, 0.95), 3)
         prices = [str(yes), str(round(1 - yes, 3))]
         if kind == "winner":

@@ -1,0 +1,102 @@
+"""End to end: one simulated week of the demo, clean and with faults, on the recorded markets.
+
+The two ledgers must be identical, every injected fault must have happened, and the exported
+dataset must obey the methodology: one decision per agent-week, bets within the limits, cash
+reconciling exactly with trades and settlements, and Brier recomputed from the trades.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import defaultdict
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from arena_core.domain.rules import MAX_BET_FRACTION, MIN_BET, STARTING_BALANCE
+from infra.demo.faults import CRASH_POINTS
+from infra.demo.ledger import canonical
+from infra.demo.main import LEDGER_FILE, DemoOutcome, DemoRequest, run_demo
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoOutcome, Path, str]:
+    out = tmp_path_factory.mktemp("demo") / "site"
+    start = date(2026, 3, 1)
+    request = DemoRequest(weeks=1, seed=7, out=out, faults=True, offline=True, start=start)
+    printed = io.StringIO()
+    outcome = run_demo(request, printed)
+    return outcome, out, printed.getvalue()
+
+
+def test_faults_leave_the_ledger_identical(demo: tuple[DemoOutcome, Path, str]) -> None:
+    outcome, out, printed = demo
+    assert outcome.faulty is not None
+    assert outcome.injector is not None
+    assert canonical(outcome.faulty.ledger) == canonical(outcome.clean.ledger)
+    assert sorted(outcome.injector.fired) == sorted(p.name for p in CRASH_POINTS)
+    assert outcome.injector.retries >= 2  # the scheduled crashes were retried
+    assert outcome.injector.concurrent_runs == 1
+    assert "Ledger with faults is identical to the clean run" in printed
+    assert json.loads((out / LEDGER_FILE).read_text()) == outcome.clean.ledger
+
+
+def test_the_week_ran_as_scheduled(demo: tuple[DemoOutcome, Path, str]) -> None:
+    outcome, out, printed = demo
+    tally = outcome.clean.tally
+    assert (tally.snapshots, tally.executions) == (1008, 1)
+    assert "recorded dump" in printed
+    assert (out / "index.html").is_file()
+    leaderboard = json.loads((out / "data" / "leaderboard.json").read_text())
+    assert {r["family_id"] for r in leaderboard} == {
+        "baseline-market-follower",
+        "baseline-always-hold",
+        "baseline-random",
+    }
+    ledger = outcome.clean.ledger
+    assert ledger["trades"]
+    assert ledger["settlements"]
+
+
+def test_exports_obey_the_methodology(demo: tuple[DemoOutcome, Path, str]) -> None:
+    _, out, _ = demo
+    folder = out / "data" / "cohorts" / "c2026-03-01"
+    decisions, trades = rows(folder / "decisions.csv"), rows(folder / "trades.csv")
+    agents, settlements = rows(folder / "agents.csv"), rows(folder / "settlements.csv")
+    scores = rows(folder / "bet_scores.csv")
+    weeks = [(d["agent_id"], d["week"]) for d in decisions]
+    assert len(weeks) == len(set(weeks)) == len(agents)
+
+    for trade in (t for t in trades if t["kind"] == "buy"):
+        amount, before = Decimal(trade["amount"]), Decimal(trade["cash_before"])
+        assert MIN_BET <= amount <= before * MAX_BET_FRACTION
+
+    for agent in agents:
+        mine = agent["agent_id"]
+        cash = STARTING_BALANCE
+        for t in (t for t in trades if t["agent_id"] == mine):
+            cash += -Decimal(t["amount"]) if t["kind"] == "buy" else Decimal(t["amount"])
+        cash += sum((Decimal(s["payout"]) for s in settlements if s["agent_id"] == mine), 0)
+        assert cash == Decimal(agent["cash"])
+
+    buys = {t["trade_id"]: t for t in trades}
+    briers: dict[str, list[Decimal]] = defaultdict(list)
+    assert scores
+    for score in scores:
+        buy = buys[score["trade_id"]]
+        forecast = Decimal(buy["amount"]) / (Decimal(buy["cash_before"]) * MAX_BET_FRACTION)
+        won = Decimal(1) if score["won"] == "true" else Decimal(0)
+        assert Decimal(score["brier"]) == (forecast - won) ** 2
+        briers[score["family_id"]].append((forecast - won) ** 2)
+    for row in rows(out / "data" / "leaderboard.csv"):
+        family = briers.get(row["family_id"])
+        if family:
+            assert Decimal(row["brier"]) == sum(family, Decimal(0)) / len(family)
