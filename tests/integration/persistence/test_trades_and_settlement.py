@@ -234,3 +234,20 @@ def test_snapshots_by_time_range_and_latest(repo: Repository) -> None:
     assert [s.taken_at for s in window] == [s.taken_at for s in shots[5:11]]
     assert window == shots[5:11]
     assert repo.latest_snapshots(agent.cohort_id) == {agent.agent_id: shots[-1]}
+
+
+def test_holdings_follow_every_trade_and_settlement(repo: Repository) -> None:
+    agent_id, record = claimed(repo)
+    before = repo.holdings_of([agent_id])[agent_id]
+    assert (before.positions, before.scores) == ([], [])
+    run(repo, agent_id, record, BETS[:2])
+    traded = repo.holdings(agent_id)
+    assert traded.agent == repo.get_agent(agent_id)
+    assert sorted(traded.positions, key=lambda p: p.position_id) == sorted(
+        repo.positions(agent_id), key=lambda p: p.position_id
+    )
+    settle_market(repo, resolved(MARKETS["m1"], ResolutionKind.WINNER, "YES"), RUN_AT)
+    settled = repo.holdings_of([agent_id])[agent_id]
+    assert settled.scores == repo.bet_scores(agent_id)
+    assert len(settled.scores) == 1
+    assert [p.status for p in settled.positions if p.market_id == "m1"] == [PositionStatus.SETTLED]
