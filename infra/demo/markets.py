@@ -28,6 +28,7 @@ SYNTHETIC_MARKETS = 120
 class MarketChoice:
     payloads: list[dict[str, Any]]
     origin: str  # what the run says it used
+    live: bool = False  # today's markets: no recorded outcome, they settle by their end date
 
     def describe(self) -> str:
         return f"{len(self.payloads)} markets from {self.origin}"
@@ -79,9 +80,10 @@ def from_live_gamma(
     except (httpx.HTTPError, ValueError):
         return None
     try:
-        return _dump(payloads, f"the live Gamma API ({base_url})")
+        found = _dump(payloads, f"the live Gamma API ({base_url})")
     except MarketsFileError:
         return None
+    return MarketChoice(found.payloads, found.origin, live=True)
 
 
 def from_recorded(fixtures_dir: Path) -> MarketChoice | None:

@@ -144,7 +144,11 @@ class DemoRun:
         self.schedules: list[Schedule] = schedules_from(template)
         horizon = options.weeks * WEEK
         self.simulation = PriceSimulation(
-            markets.payloads, seed=options.seed, start=options.start, horizon=horizon
+            markets.payloads,
+            seed=options.seed,
+            start=options.start,
+            horizon=horizon,
+            settle_open_by_end_date=markets.live,
         )
 
     def execute(self) -> RunReport:

@@ -64,6 +64,7 @@ def test_live_gamma_is_used_when_it_answers_and_skipped_when_not(fixtures_dir: P
     live = from_live_gamma(httpx.Client(transport=httpx.MockTransport(answering)))
     assert live is not None
     assert live.origin.startswith("the live Gamma API")
+    assert live.live  # today's markets settle by their end dates in the simulation
     assert len(live.payloads) == 4
 
     def offline(request: httpx.Request) -> httpx.Response:
@@ -72,6 +73,7 @@ def test_live_gamma_is_used_when_it_answers_and_skipped_when_not(fixtures_dir: P
     http = httpx.Client(transport=httpx.MockTransport(offline))
     chosen = choose_markets(path=None, seed=1, fixtures_dir=fixtures_dir, http=http)
     assert chosen.origin.startswith("the recorded dump")
+    assert not chosen.live
     assert len(chosen.payloads) == 600
     fallback = choose_markets(path=None, seed=1, fixtures_dir=fixtures_dir / "nowhere", http=http)
     assert fallback.origin.startswith("a seeded synthetic universe")

@@ -9,7 +9,10 @@ and converges to the outcome the recording holds, reaching it at a seeded resolu
 - recorded as a 50/50 resolution: prices drift to 0.5, then the same;
 - recorded as closed but unresolved (proposed, disputed, no status): the market closes at that
   time and stays unresolved;
-- recorded as open: it stays open, wandering around its recorded price.
+- recorded as open: it stays open, wandering around its recorded price; unless the payloads are
+  today's live markets (``settle_open_by_end_date``) and its ``endDate`` falls inside the
+  simulated span: then it resolves at that date to an outcome drawn (seeded) with the
+  probabilities its current prices give, so a demo on live data settles bets too.
 
 Prices change once per simulated hour (noise and drift both step hourly), as a quiet market
 would; the resolution itself happens at its exact seeded time.
@@ -55,8 +58,29 @@ def _recorded_prices(raw: Mapping[str, Any]) -> list[str] | None:
     return [str(p) for p in prices] if isinstance(prices, list) and prices else None
 
 
+def _end_date(raw: Mapping[str, Any]) -> datetime | None:
+    value = raw.get("endDate")
+    try:
+        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else None
+
+
+def _drawn_outcome(rng: random.Random, prices: Sequence[float]) -> tuple[str, ...]:
+    """Winner-takes-all prices for an outcome drawn with the market's own probabilities."""
+    weights = [max(p, 0.0) for p in prices]
+    winner = rng.choices(range(len(prices)), weights=weights)[0] if sum(weights) else 0
+    return tuple("1" if i == winner else "0" for i in range(len(prices)))
+
+
 def plan_market(
-    raw: Mapping[str, Any], *, seed: int, start: datetime, horizon: timedelta
+    raw: Mapping[str, Any],
+    *,
+    seed: int,
+    start: datetime,
+    horizon: timedelta,
+    settle_open_by_end_date: bool = False,
 ) -> Plan | None:
     """The simulated life of one recorded market (None when the payload has no usable prices)."""
     market_id = str(raw.get("id", ""))
@@ -68,6 +92,10 @@ def plan_market(
     status = raw.get("umaResolutionStatus") or ""
     if not closed:
         start_prices = tuple(float(p) for p in prices)
+        ends = _end_date(raw) if settle_open_by_end_date else None
+        if ends is not None and start + timedelta(hours=1) <= ends < start + horizon:
+            drawn = _drawn_outcome(rng, start_prices)
+            return Plan(market_id, start_prices, drawn, ends, "resolved")
         return Plan(market_id, start_prices, None, None, None)
     start_prices = tuple(_split(rng.uniform(0.2, 0.8), len(prices)))
     resolves_at = start + timedelta(hours=24) + (horizon - timedelta(hours=24)) * rng.random()
@@ -133,9 +161,19 @@ class PriceSimulation:
         seed: int,
         start: datetime,
         horizon: timedelta,
+        settle_open_by_end_date: bool = False,
     ) -> None:
         self.seed, self.start = seed, start
-        plans = (plan_market(m, seed=seed, start=start, horizon=horizon) for m in markets)
+        plans = (
+            plan_market(
+                m,
+                seed=seed,
+                start=start,
+                horizon=horizon,
+                settle_open_by_end_date=settle_open_by_end_date,
+            )
+            for m in markets
+        )
         self.plans = {p.market_id: p for p in plans if p is not None}
 
     def fields_for(self, market_id: str, moment: datetime) -> dict[str, Any]:

@@ -94,3 +94,33 @@ def test_the_real_client_reads_the_simulation_through_the_replay(
     universe = source.top_markets(limit=500)
     assert len(universe.markets) == 500  # every recorded market is open at the start
     assert all(m.status is MarketStatus.OPEN for m in universe.markets.values())
+
+
+def live_market(market_id: str, yes: str, ends: datetime) -> dict[str, Any]:
+    return {
+        "id": market_id,
+        "question": f"Live {market_id}?",
+        "outcomes": json.dumps(["Yes", "No"]),
+        "outcomePrices": json.dumps([yes, str(1 - Decimal(yes))]),
+        "closed": False,
+        "endDate": ends.isoformat().replace("+00:00", "Z"),
+    }
+
+
+def test_live_markets_settle_by_their_end_date_with_their_own_odds() -> None:
+    inside = [live_market(str(i), "0.8", START + timedelta(days=3)) for i in range(400)]
+    later = live_market("later", "0.5", START + HORIZON + timedelta(days=1))
+    markets = [*inside, later]
+    kept = PriceSimulation(markets, seed=9, start=START, horizon=HORIZON)
+    assert all(plan.resolves_at is None for plan in kept.plans.values())  # recorded semantics
+    live = PriceSimulation(
+        markets, seed=9, start=START, horizon=HORIZON, settle_open_by_end_date=True
+    )
+    assert live.plans["later"].resolves_at is None
+    after = START + timedelta(days=3, minutes=1)
+    outcomes = [parse_market(m | live.fields_for(m["id"], after)) for m in inside]
+    assert all(m.status is MarketStatus.RESOLVED for m in outcomes)
+    yes = sum(1 for m in outcomes if m.resolution and m.resolution.winner == "YES")
+    assert 280 <= yes <= 360  # drawn with the market's 80% (seeded: the same every run)
+    before = parse_market(inside[0] | live.fields_for("0", START + timedelta(days=2)))
+    assert before.status is MarketStatus.OPEN
