@@ -152,6 +152,7 @@ class DemoRun:
         )
 
     def execute(self) -> RunReport:
+        saved = {name: os.environ.get(name) for name in EMBEDDED_ENV}
         os.environ.update(EMBEDDED_ENV)
         level = logger.log_level
         logger.setLevel(logging.WARNING)  # the progress bar tells what happens
@@ -159,6 +160,11 @@ class DemoRun:
             return self._execute()
         finally:
             logger.setLevel(level)
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
     def _execute(self) -> RunReport:
         started = time.perf_counter()
@@ -184,13 +190,14 @@ class DemoRun:
                 bootstrap.reset()
         return report
 
-    def _provision(self) -> Any:
+    def _provision(self) -> DynamoRepository:
         """The table and audit bucket as the CDK app creates them, and the wired container."""
         dynamodb = AtomicClient(boto3.client("dynamodb"))
         dynamodb.create_table(**create_table_kwargs(TABLE))
         s3 = AtomicClient(boto3.client("s3"))  # moto's S3 is not atomic per request either
         s3.create_bucket(Bucket=AUDIT_BUCKET)
         repo = DynamoRepository(dynamodb, TABLE)
+        self._repo = repo  # the demo's own reads bypass fault injection
         faulty = FaultyRepository(repo, self.injector) if self.injector else repo
         replay = GammaReplay(
             self.markets.payloads,
@@ -282,7 +289,7 @@ class DemoRun:
 
     def _count_ledger(self) -> None:
         """Decisions and trades so far (read after each decision run: a few queries)."""
-        repo = bootstrap.container().repo
+        repo = self._repo
         decisions = trades = 0
         for cohort in repo.cohorts():
             for agent in repo.agents(cohort.cohort_id):
