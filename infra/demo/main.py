@@ -104,6 +104,8 @@ def run_demo(request: DemoRequest, stream: TextIO = sys.stdout) -> DemoOutcome:
     """Run the demo; raises ``LedgerMismatchDemoError`` when the fault run's ledger differs."""
     if not 1 <= request.weeks <= 52:
         raise DemoError("--weeks must be between 1 and 52")
+    if not 10 <= request.site_refresh_minutes <= 10080:
+        raise DemoError("--site-refresh must be between 10 and 10080 minutes")
     llm = llm_options(request)
     lineup = choose_lineup(request, with_llms=llm is not None)
     markets = load_markets(request)

@@ -138,6 +138,8 @@ def test_cli_errors_are_one_line_and_exit_2(
     assert "markets file not found" in capsys.readouterr().err
     assert main(["demo", "--agents", "gpt-9", "--offline", "--out", str(tmp_path / "s")]) == 2
     assert "unknown agent 'gpt-9'" in capsys.readouterr().err
+    assert main(["demo", "--site-refresh", "5", "--out", str(tmp_path / "s")]) == 2
+    assert "--site-refresh must be between" in capsys.readouterr().err
     assert main(["serve", "--dir", str(tmp_path / "empty")]) == 2
     assert "no site" in capsys.readouterr().err
     with pytest.raises(SystemExit) as usage:
