@@ -1,15 +1,35 @@
 """Decision fan-out: the synthesized state machine under moto, 7 agents whose model answers
 after 1 s. Prints wall seconds with max_concurrency 1 (the reference's sequential run) and with
 the default (all agents at once), and their ratio (target >= 5). Run with `make bench`.
+
+The workflow runs as in the tests: moto's Step Functions interprets the synthesized definition,
+moto's Lambda routes every task to the real handler in this process. It runs twice:
+
+- ``storage=memory``: the handlers store through the ports' in-memory implementations (the
+  ones the service tests use). This is the fan-out figure the target is about: what the state
+  machine's Map buys over the sequential run.
+- ``storage=moto``: DynamoDB and S3 emulated by moto as well. Printed for context: all seven
+  "Lambdas", the emulated DynamoDB, S3 and Step Functions then share one interpreter, so the
+  agents' storage work, which on AWS runs on seven CPUs while the others wait for their
+  models, is serialized here; the parallel run's wall is about the model's 1 s plus the
+  process CPU of the run (printed).
+
+Each line also gives the top-level states' seconds from the execution history. The objects
+built during setup (the CDK synth, moto's models) are frozen out of the garbage collector
+first: a full collection over them pauses every thread for 0.2-0.4 s, at random points of
+either run; a Lambda process holds none of them.
 """
 
 from __future__ import annotations
 
+import gc
 import json
+import logging
 import os
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -19,15 +39,19 @@ from moto import mock_aws
 
 from arena_core import bootstrap
 from arena_core.adapters.dynamodb import DynamoRepository, create_table_kwargs
+from arena_core.adapters.memory import InMemoryBlobStore, InMemoryRepository
 from arena_core.adapters.s3_blobs import S3BlobStore
 from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.market import Market, OutcomeQuote
+from arena_core.observability import logger
 from arena_core.ports.agent import AgentContext, ForecastAgent
+from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import FixedClock
 from arena_core.ports.llm import ChatMessage, LLMResponse
 from arena_core.ports.market_source import MarketFetch, MarketSource
+from arena_core.ports.repository import Repository
 from arena_core.settings import ArenaSettings
 from infra.local_run import (
     MOTO_CONFIG,
@@ -37,8 +61,10 @@ from infra.local_run import (
     routed_handlers,
     synthesized_template,
 )
+from infra.validate import state_machine_definition
 
 WEEK = datetime(2026, 3, 1, tzinfo=UTC)
+MAP_STATE = "DecideEachAgent"
 DELAY = float(os.environ.get("BENCH_MODEL_DELAY", "1.0"))
 
 
@@ -74,29 +100,56 @@ class OneMarket(MarketSource):
         return MarketFetch(markets={"m1": self.market} if "m1" in market_ids else {}, requests=1)
 
 
-def map_seconds(workflow: LocalWorkflow, execution_arn: str) -> float:
-    """Duration of the Map state alone (the fan-out), from the execution history."""
+@dataclass(frozen=True)
+class Timing:
+    wall: float
+    cpu: float
+    states: dict[str, float]  # top-level state name -> seconds, from the execution history
+
+    def describe(self) -> str:
+        states = " ".join(f"{name} {seconds:.2f}" for name, seconds in self.states.items())
+        return f"{self.wall:.2f} (cpu {self.cpu:.2f}; {states})"
+
+
+def state_seconds(
+    workflow: LocalWorkflow, execution_arn: str, top_level: Sequence[str]
+) -> dict[str, float]:
+    """Wall seconds of each top-level state (Prepare, the Map, Finalize), from the history."""
     events = workflow.client.get_execution_history(executionArn=execution_arn, maxResults=1000)[
         "events"
     ]
-    entered = next(e["timestamp"] for e in events if e["type"] == "MapStateEntered")
-    exited = next(e["timestamp"] for e in events if e["type"] == "MapStateExited")
-    return (exited - entered).total_seconds()
+    entered: dict[str, datetime] = {}
+    seconds: dict[str, float] = {}
+    for event in events:
+        details = event.get("stateEnteredEventDetails") or event.get("stateExitedEventDetails")
+        if details is None or details["name"] not in top_level:
+            continue
+        name, at = details["name"], event["timestamp"]
+        if "stateEnteredEventDetails" in event:
+            entered[name] = at
+        else:
+            seconds[name] = (at - entered[name]).total_seconds()
+    return {name: seconds[name] for name in top_level if name in seconds}
 
 
-def warm_up(template: dict, folder: Path) -> None:
-    """One untimed execution first: both timed runs then start warm (imports, Jinja, the
-    Tracer), as a deployed function does after its first invocation."""
-    timed_run(template, 0, folder)
+def moto_storage() -> tuple[Repository, BlobStore]:
+    client = AtomicClient(boto3.client("dynamodb"))
+    client.create_table(**create_table_kwargs("bench"))
+    s3 = boto3.client("s3")
+    s3.create_bucket(Bucket="audit")
+    return DynamoRepository(client, "bench"), S3BlobStore(s3, "audit")
 
 
-def timed_run(template: dict, max_concurrency: int, folder: Path) -> tuple[float, float]:
+def memory_storage() -> tuple[Repository, BlobStore]:
+    return InMemoryRepository(), InMemoryBlobStore()
+
+
+STORAGE = {"memory": memory_storage, "moto": moto_storage}
+
+
+def timed_run(template: dict, storage: str, max_concurrency: int, folder: Path) -> Timing:
     with mock_aws(config=MOTO_CONFIG), routed_handlers(), lean_dynamodb():  # type: ignore[call-overload]
-        client = AtomicClient(boto3.client("dynamodb"))
-        client.create_table(**create_table_kwargs("bench"))
-        repo = DynamoRepository(client, "bench")
-        s3 = boto3.client("s3")
-        s3.create_bucket(Bucket="audit")
+        repo, blobs = STORAGE[storage]()
         clock = FixedClock(WEEK)
         cohort = Cohort.open(WEEK, default_lineup(include_baselines=False))
         repo.create_cohort(cohort, cohort.agents())
@@ -112,7 +165,7 @@ def timed_run(template: dict, max_concurrency: int, folder: Path) -> tuple[float
                 clock=clock,
                 overrides={
                     "repo": repo,
-                    "blobs": S3BlobStore(s3, "audit"),
+                    "blobs": blobs,
                     "market_source": OneMarket(),
                     "publisher": LocalFolderPublisher(folder),
                     "agent_for": agent_for,
@@ -120,13 +173,25 @@ def timed_run(template: dict, max_concurrency: int, folder: Path) -> tuple[float
             )
         )
         workflow = LocalWorkflow(template)
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         described = workflow.run({"max_concurrency": max_concurrency}, f"bench-{max_concurrency}")
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         assert described["status"] == "SUCCEEDED", described
-        fan_out = map_seconds(workflow, described["executionArn"])
+        top_level = list(state_machine_definition(template)["States"])
+        states = state_seconds(workflow, described["executionArn"], top_level)
         bootstrap.reset()
-        return elapsed, fan_out
+        return Timing(elapsed, cpu, states)
+
+
+def measure(template: dict, storage: str, folder: Path) -> None:
+    timed_run(template, storage, 0, folder / "warm")  # untimed: both timed runs start warm
+    sequential = timed_run(template, storage, 1, folder / "sequential")
+    parallel = timed_run(template, storage, 0, folder / "parallel")
+    map_ratio = sequential.states[MAP_STATE] / parallel.states[MAP_STATE]
+    print(f"storage={storage}")
+    print(f"  execution_seconds max_concurrency=1: {sequential.describe()}")
+    print(f"  execution_seconds max_concurrency=default: {parallel.describe()}")
+    print(f"  ratio_execution={sequential.wall / parallel.wall:.2f} ratio_map={map_ratio:.2f}")
 
 
 def main() -> None:
@@ -135,22 +200,17 @@ def main() -> None:
         AWS_ACCESS_KEY_ID="x",
         AWS_SECRET_ACCESS_KEY="x",
         POWERTOOLS_TRACE_DISABLED="true",
+        POWERTOOLS_METRICS_DISABLED="true",  # as in the demo: no EMF lines between the figures
         POWERTOOLS_METRICS_NAMESPACE="ForecasterArena",
     )
+    logger.setLevel(logging.WARNING)
     template = synthesized_template()
+    gc.collect()
+    gc.freeze()
+    print(f"agents=7 model_delay_s={DELAY} (target: ratio_execution >= 5 with storage=memory)")
     with tempfile.TemporaryDirectory() as tmp:
-        warm_up(template, Path(tmp) / "warm")
-        sequential, sequential_map = timed_run(template, 1, Path(tmp) / "a")
-        parallel, parallel_map = timed_run(template, 0, Path(tmp) / "b")
-    print(f"agents=7 model_delay_s={DELAY}")
-    print(f"execution_seconds max_concurrency=1: {sequential:.2f} (map state {sequential_map:.2f})")
-    print(
-        f"execution_seconds max_concurrency=default: {parallel:.2f} (map state {parallel_map:.2f})"
-    )
-    ratios = (
-        f"ratio_execution={sequential / parallel:.2f} ratio_map={sequential_map / parallel_map:.2f}"
-    )
-    print(f"{ratios} target>=5")
+        for storage in STORAGE:
+            measure(template, storage, Path(tmp) / storage)
 
 
 if __name__ == "__main__":
