@@ -15,6 +15,7 @@ from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.decision import BetInstruction, SellInstruction
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.market import Market, ResolutionKind
+from arena_core.domain.portfolio import PortfolioSnapshot
 from arena_core.domain.valuation import reconcile
 from arena_core.errors import ArenaError
 from arena_core.ports.repository import DecisionRecord, DecisionStatus, Repository
@@ -190,6 +191,48 @@ class Agreement(RuleBasedStateMachine):
         event(f"settlement: {result[0]} {result[1] if result[0] == 'error' else result[1][0] > 0}")
         if result[0] == "ok" and result[1][1]:
             self.settled.add(market)
+
+    @rule(
+        agent=st.integers(0, 1),
+        minutes=st.lists(st.integers(0, 240), min_size=1, max_size=6, unique=True),
+    )
+    def snapshot(self, agent: int, minutes: list[int]) -> None:
+        """A batch of passes in any order, possibly several in one hour, possibly rewritten."""
+        member = self.agents[agent]
+        batch = [
+            PortfolioSnapshot(
+                agent_id=member.agent_id,
+                cohort_id=member.cohort_id,
+                family_id=member.family_id,
+                taken_at=RUN_AT + timedelta(minutes=m),
+                cash=Decimal(10000 - m),
+                positions_value=Decimal(m),
+                total_value=Decimal(10000),
+                total_pnl=Decimal(0),
+                total_pnl_pct=Decimal(0),
+                brier=None,
+                resolved_bets=0,
+                open_positions=0,
+            )
+            for m in minutes
+        ]
+        self.both(lambda r: r.put_snapshots(batch))
+
+    @invariant()
+    def snapshots_agree(self) -> None:
+        end = RUN_AT + timedelta(hours=5)
+        for agent in self.agents[:2]:
+            reads = [
+                (
+                    repo.snapshots(agent.agent_id, RUN_AT, end),
+                    repo.hourly_snapshots(agent.agent_id, RUN_AT, end),
+                )
+                for repo in self.repos
+            ]
+            assert reads[0] == reads[1]
+        memory, dynamo = self.repos
+        cohort_id = self.agents[0].cohort_id
+        assert memory.latest_snapshots(cohort_id) == dynamo.latest_snapshots(cohort_id)
 
     @invariant()
     def ledgers_agree_and_reconcile(self) -> None:

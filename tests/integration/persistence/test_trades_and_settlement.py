@@ -1,14 +1,15 @@
 """Atomic trades applied exactly once; settlement exactly once; the ledger always reconciles."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any, cast
 
 import pytest
 
+from arena_core.domain.cohort import Agent
 from arena_core.domain.decision import BetInstruction, SellInstruction
 from arena_core.domain.market import ResolutionKind
-from arena_core.domain.portfolio import PositionStatus, SettlementKind
+from arena_core.domain.portfolio import PortfolioSnapshot, PositionStatus, SettlementKind
 from arena_core.domain.valuation import reconcile
 from arena_core.errors import ClaimLostError
 from arena_core.ports.repository import DecisionRecord, Repository
@@ -204,28 +205,27 @@ def test_market_is_not_marked_resolved_while_positions_remain(repo: Repository) 
     assert repo.markets_with_open_positions() == ["m1"]
 
 
-def test_snapshots_by_time_range_and_latest(repo: Repository) -> None:
-    from arena_core.domain.portfolio import PortfolioSnapshot  # noqa: PLC0415
+def snapshot_of(agent: Agent, taken_at: datetime, index: int) -> PortfolioSnapshot:
+    return PortfolioSnapshot(
+        agent_id=agent.agent_id,
+        cohort_id=agent.cohort_id,
+        family_id=agent.family_id,
+        taken_at=taken_at,
+        cash=Decimal("10000"),
+        positions_value=Decimal(index),
+        total_value=Decimal(10000 + index),
+        total_pnl=Decimal(index),
+        total_pnl_pct=Decimal(index) / 100,
+        brier=None,
+        resolved_bets=0,
+        open_positions=0,
+    )
 
+
+def test_snapshots_by_time_range_and_latest(repo: Repository) -> None:
     _, agents = open_cohort(repo)
     agent = agents[0]
-    shots = [
-        PortfolioSnapshot(
-            agent_id=agent.agent_id,
-            cohort_id=agent.cohort_id,
-            family_id=agent.family_id,
-            taken_at=RUN_AT + timedelta(minutes=10 * i),
-            cash=Decimal("10000"),
-            positions_value=Decimal(i),
-            total_value=Decimal(10000 + i),
-            total_pnl=Decimal(i),
-            total_pnl_pct=Decimal(i) / 100,
-            brier=None,
-            resolved_bets=0,
-            open_positions=0,
-        )
-        for i in range(30)
-    ]
+    shots = [snapshot_of(agent, RUN_AT + timedelta(minutes=10 * i), i) for i in range(30)]
     repo.put_snapshots(shots)
     repo.put_snapshots(shots[:5])  # idempotent rewrite
     window = repo.snapshots(
@@ -234,6 +234,36 @@ def test_snapshots_by_time_range_and_latest(repo: Repository) -> None:
     assert [s.taken_at for s in window] == [s.taken_at for s in shots[5:11]]
     assert window == shots[5:11]
     assert repo.latest_snapshots(agent.cohort_id) == {agent.agent_id: shots[-1]}
+
+
+def test_hourly_snapshots_keep_the_newest_of_each_hour(repo: Repository) -> None:
+    _, agents = open_cohort(repo)
+    agent = agents[0]
+    start = RUN_AT.replace(minute=0)
+    shots = [snapshot_of(agent, start + timedelta(minutes=10 * i), i) for i in range(30)]
+    repo.put_snapshots(list(reversed(shots[:20])))  # a batch's order does not matter
+    repo.put_snapshots(shots[20:])
+
+    hourly = repo.hourly_snapshots(agent.agent_id, start, start + timedelta(hours=4, minutes=59))
+
+    assert hourly == [shots[i] for i in (5, 11, 17, 23, 29)]  # :50 of each of the five hours
+    later = repo.hourly_snapshots(
+        agent.agent_id, start + timedelta(hours=2, minutes=30), start + timedelta(hours=3)
+    )
+    assert later == [shots[17], shots[23]]  # whole hours: the one holding start, to end's
+    assert repo.hourly_snapshots(agents[1].agent_id, start, start + timedelta(days=1)) == []
+
+
+def test_a_later_pass_replaces_the_hours_snapshot(repo: Repository) -> None:
+    _, agents = open_cohort(repo)
+    agent = agents[0]
+    start = RUN_AT.replace(minute=0)
+    repo.put_snapshots([snapshot_of(agent, start + timedelta(minutes=10), 1)])
+    last = snapshot_of(agent, start + timedelta(minutes=20), 2)
+    repo.put_snapshots([last])
+
+    assert repo.hourly_snapshots(agent.agent_id, start, start) == [last]
+    assert len(repo.snapshots(agent.agent_id, start, start + timedelta(hours=1))) == 2
 
 
 def test_holdings_follow_every_trade_and_settlement(repo: Repository) -> None:

@@ -4,13 +4,17 @@ import csv
 import io
 import json
 from collections import defaultdict
+from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any, cast
 
 import boto3
 
 from arena_core.adapters.site_publishers import MANIFEST, LocalFolderPublisher, S3SitePublisher
 from arena_core.domain.rules import MAX_BET_FRACTION, STARTING_BALANCE
+from arena_core.ports.repository import Repository
+from arena_core.services.publish_site import PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.site.exports import TABLES
 from tests.support.aws import embedded_aws
@@ -182,3 +186,39 @@ def test_schema_page_documents_every_exported_column(tmp_path: Path) -> None:
         assert header == [c for c, _ in columns]
         for column in header:
             assert f"<code>{column}</code>" in page
+
+
+class WindowRecorder:
+    """The scenario's repository, recording the windows of raw snapshot reads."""
+
+    def __init__(self, repo: Repository) -> None:
+        self._repo = repo
+        self.raw_windows: list[tuple[datetime, datetime]] = []
+
+    def snapshots(self, agent_id: str, start: datetime, end: datetime) -> Any:
+        self.raw_windows.append((start, end))
+        return self._repo.snapshots(agent_id, start, end)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._repo, name)
+
+
+def test_agent_pages_read_one_day_of_passes_and_hourly_snapshots_before(tmp_path: Path) -> None:
+    scenario = build(tmp_path, weeks=1, snapshots_per_week=24 * 6 * 3)  # three days of passes
+    recorder = WindowRecorder(scenario.repo)
+    now = scenario.clock.now()
+    publisher = LocalFolderPublisher(tmp_path)
+    PublishSiteService(cast(Repository, recorder), publisher, scenario.blobs, scenario.clock).run()
+
+    assert recorder.raw_windows
+    assert all(start >= now - timedelta(days=1) for start, _ in recorder.raw_windows)
+    cohort = scenario.repo.cohorts()[0]
+    rows = read_csv(tmp_path / f"data/cohorts/{cohort.cohort_id}/snapshots.csv")
+    for agent in scenario.repo.agents(cohort.cohort_id):
+        every = scenario.repo.snapshots(agent.agent_id, cohort.week_start, now)
+        last_of_hour = {s.taken_at.replace(minute=0, second=0): s for s in every}
+        exported = [
+            datetime.fromisoformat(r["taken_at"]) for r in rows if r["agent_id"] == agent.agent_id
+        ]
+        assert len(every) > 24 * 6 * 3  # the passes, then the settlement's
+        assert exported == [s.taken_at for s in last_of_hour.values()]

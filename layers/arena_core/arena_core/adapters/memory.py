@@ -36,7 +36,9 @@ from arena_core.ports.repository import (
     Repository,
     add_to_aggregate,
     claim_refusal,
+    newest_per_hour,
     score_sums,
+    snapshot_hour,
 )
 
 
@@ -98,6 +100,7 @@ class InMemoryRepository(Repository):
         self._resolved_markets: set[str] = set()
         self._open_counts: dict[str, int] = {}
         self._snapshots: dict[str, TimeIndex[PortfolioSnapshot]] = {}
+        self._hourly: dict[str, TimeIndex[PortfolioSnapshot]] = {}
         self._latest: dict[str, PortfolioSnapshot] = {}
         self._aggregates: dict[str, FamilyAggregate] = {}
         self._series: dict[tuple[str, str], TimeIndex[SeriesPoint]] = {}
@@ -405,11 +408,22 @@ class InMemoryRepository(Repository):
                 latest = self._latest.get(snapshot.agent_id)
                 if latest is None or latest.taken_at <= snapshot.taken_at:
                     self._latest[snapshot.agent_id] = snapshot
+            for snapshot in newest_per_hour(snapshots):
+                self._hourly.setdefault(snapshot.agent_id, TimeIndex()).put(
+                    snapshot_hour(snapshot.taken_at), snapshot
+                )
 
     def snapshots(self, agent_id: str, start: datetime, end: datetime) -> list[PortfolioSnapshot]:
         with self._lock:
             index = self._snapshots.get(agent_id)
             return index.between(start, end) if index else []
+
+    def hourly_snapshots(
+        self, agent_id: str, start: datetime, end: datetime
+    ) -> list[PortfolioSnapshot]:
+        with self._lock:
+            index = self._hourly.get(agent_id)
+            return index.between(snapshot_hour(start), snapshot_hour(end)) if index else []
 
     def latest_snapshots(self, cohort_id: str) -> dict[str, PortfolioSnapshot]:
         with self._lock:

@@ -132,6 +132,22 @@ def claim_refusal(
     return None
 
 
+def snapshot_hour(moment: datetime) -> datetime:
+    """The hour a snapshot belongs to (its hourly row in charts and in the dataset)."""
+    return moment.replace(minute=0, second=0, microsecond=0)
+
+
+def newest_per_hour(snapshots: Sequence[PortfolioSnapshot]) -> list[PortfolioSnapshot]:
+    """The newest of each agent's snapshots in each hour: what a write of this batch leaves as
+    the agents' hourly snapshots (a batch may not name one item twice)."""
+    newest: dict[tuple[str, datetime], PortfolioSnapshot] = {}
+    for snapshot in snapshots:
+        slot = (snapshot.agent_id, snapshot_hour(snapshot.taken_at))
+        if slot not in newest or snapshot.taken_at > newest[slot].taken_at:
+            newest[slot] = snapshot
+    return list(newest.values())
+
+
 def score_sums(scores: Sequence[BetScore]) -> dict[str, Any]:
     """The aggregate increments one settlement's bet scores contribute, as flat counters
     (``cal_count_3`` is bin 3's count) so a store can add them atomically."""
@@ -357,11 +373,21 @@ class Repository(ABC):
 
     @abstractmethod
     def put_snapshots(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
-        """Write snapshots (idempotent per agent and timestamp) and each agent's latest."""
+        """Write snapshots (idempotent per agent and timestamp), each agent's latest, and each
+        agent's hourly snapshot: the newest of the batch in its hour replaces the hour's one, as
+        the family series points do (passes run in time order, ten minutes apart)."""
 
     @abstractmethod
     def snapshots(self, agent_id: str, start: datetime, end: datetime) -> list[PortfolioSnapshot]:
         """An agent's snapshots with start <= taken_at <= end, oldest first."""
+
+    @abstractmethod
+    def hourly_snapshots(
+        self, agent_id: str, start: datetime, end: datetime
+    ) -> list[PortfolioSnapshot]:
+        """An agent's hourly snapshots (the last written in each hour) of the hours from the one
+        holding ``start`` to the one holding ``end``, oldest first. Reads one item per hour,
+        however many passes ran: what charts over weeks and the dataset's hourly table need."""
 
     @abstractmethod
     def latest_snapshots(self, cohort_id: str) -> dict[str, PortfolioSnapshot]:

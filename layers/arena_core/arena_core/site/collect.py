@@ -2,7 +2,8 @@
 
 Global pages (leaderboard, model pages) read the running family aggregates, one latest snapshot
 per agent of the family, and the family series at the resolution each chart range needs: no read
-grows with the number of bets, trades or snapshots. Cohort and agent pages are built only for the
+grows with the number of bets, trades or snapshots. Agent pages read the last day's snapshots
+and one hourly snapshot per hour before it. Cohort and agent pages are built only for the
 cohorts asked for (the live ones; a completed cohort is published once and left alone).
 """
 
@@ -79,7 +80,7 @@ class AgentView:
     settlements: list[Settlement] = field(default_factory=list)
     scores: list[BetScore] = field(default_factory=list)
     decisions: list[DecisionView] = field(default_factory=list)
-    snapshots: list[PortfolioSnapshot] = field(default_factory=list)
+    hourly: list[PortfolioSnapshot] = field(default_factory=list)  # one per hour, oldest first
     charts: list[RangeChart] = field(default_factory=list)
 
 
@@ -220,12 +221,22 @@ class SiteCollector:
             self._position_view(p, markets.get(p.market_id)) for p in records.positions
         ]
         view.decisions = [self._decision_view(d) for d in records.decisions]
-        view.snapshots = repo.snapshots(agent.agent_id, cohort.week_start, self.now)
-        series = [Point(s.taken_at, s.total_value) for s in view.snapshots]
-        view.charts = range_charts(
-            dict.fromkeys(("10M", "1H", "1D", "1W", "1M", "ALL"), series), self.now
-        )
+        view.hourly = repo.hourly_snapshots(agent.agent_id, cohort.week_start, self.now)
+        view.charts = self._agent_charts(agent, view.hourly, cohort)
         return view
+
+    def _agent_charts(
+        self, agent: Agent, hourly: list[PortfolioSnapshot], cohort: Cohort
+    ) -> list[RangeChart]:
+        """Every pass for the last day, hourly beyond: an agent page reads what its charts
+        show, not every snapshot since the cohort opened (144 a day)."""
+        since = max(cohort.week_start, self.now - timedelta(days=1))
+        recent = self._repo.snapshots(agent.agent_id, since, self.now)
+        day = [Point(s.taken_at, s.total_value) for s in recent]
+        hours = [Point(s.taken_at, s.total_value) for s in hourly]
+        return range_charts(
+            {"10M": day, "1H": day, "1D": day, "1W": hours, "1M": hours, "ALL": hours}, self.now
+        )
 
     @staticmethod
     def _position_view(position: Position, market: Market | None) -> PositionView:

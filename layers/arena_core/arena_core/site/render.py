@@ -75,10 +75,7 @@ def environment() -> Environment:
 
 
 def _snapshot_rows(view: AgentView) -> list[dict[str, Any]]:
-    hourly: dict[datetime, Any] = {}
-    for snapshot in view.snapshots:
-        hourly[snapshot.taken_at.replace(minute=0, second=0, microsecond=0)] = snapshot
-    return [s.model_dump() for s in hourly.values()]
+    return [s.model_dump() for s in view.hourly]
 
 
 def cohort_rows(view: CohortView) -> dict[str, list[dict[str, Any]]]:

@@ -36,6 +36,8 @@ from arena_core.ports.repository import (
     AgentRecords,
     FamilyAggregate,
     aggregate_from_flat,
+    newest_per_hour,
+    snapshot_hour,
 )
 
 
@@ -225,9 +227,12 @@ class DynamoRepository(LedgerStore):
     # --- snapshots and aggregates -------------------------------------------------------------
 
     def put_snapshots(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
-        self.table.batch_put(
-            [encode(s, "snapshot", k.snapshot_key(s.agent_id, s.taken_at)) for s in snapshots]
-        )
+        raw = [encode(s, "snapshot", k.snapshot_key(s.agent_id, s.taken_at)) for s in snapshots]
+        hourly = [
+            encode(s, "hourly", k.hourly_snapshot_key(s.agent_id, snapshot_hour(s.taken_at)))
+            for s in newest_per_hour(snapshots)
+        ]
+        self.table.batch_put(raw + hourly)
         latest: dict[str, PortfolioSnapshot] = {}
         for s in snapshots:
             if s.agent_id not in latest or s.taken_at > latest[s.agent_id].taken_at:
@@ -251,6 +256,13 @@ class DynamoRepository(LedgerStore):
     def snapshots(self, agent_id: str, start: datetime, end: datetime) -> list[PortfolioSnapshot]:
         window = (k.stamp(start), k.stamp(end))
         items = self.table.partition(k.snapshot_pk(agent_id), between=window)
+        return [decode(PortfolioSnapshot, i) for i in items]
+
+    def hourly_snapshots(
+        self, agent_id: str, start: datetime, end: datetime
+    ) -> list[PortfolioSnapshot]:
+        window = (k.stamp(snapshot_hour(start)), k.stamp(snapshot_hour(end)))
+        items = self.table.partition(k.hourly_snapshot_pk(agent_id), between=window)
         return [decode(PortfolioSnapshot, i) for i in items]
 
     def latest_snapshots(self, cohort_id: str) -> dict[str, PortfolioSnapshot]:

@@ -115,6 +115,14 @@ def snapshot_key(agent_id: str, taken_at: datetime) -> dict[str, str]:
     return key(snapshot_pk(agent_id), stamp(taken_at))
 
 
+def hourly_snapshot_pk(agent_id: str) -> str:
+    return f"SNAPH#{agent_id}"
+
+
+def hourly_snapshot_key(agent_id: str, hour: datetime) -> dict[str, str]:
+    return key(hourly_snapshot_pk(agent_id), stamp(hour))
+
+
 def latest_key(cohort_id: str, agent_id: str) -> dict[str, str]:
     return key(f"COHORT#{cohort_id}", f"LATEST#{agent_id}")
 
