@@ -1,6 +1,7 @@
-"""Stateful property test: random opens, claims, trades, crashes, replays and settlements,
-applied to the in-memory fake and the DynamoDB adapter side by side. After every step both agree
-on every ledger, and every ledger reconciles exactly."""
+"""Stateful property test: random opens, claims, trades, crashes, replays, settlements and
+snapshot batches, applied to the in-memory fake and the DynamoDB adapter side by side. After
+every step both agree on every ledger and every snapshot read, and every ledger reconciles
+exactly."""
 
 from datetime import timedelta
 from decimal import Decimal
