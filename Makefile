@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: help demo test lint typecheck unit bench synth clean
+.PHONY: help demo test lint typecheck unit bench synth clean java
 
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
@@ -21,7 +21,7 @@ help:
 	@echo "make bench  - print the benchmark figures"
 
 # Reinstall only when a dependency list changes: a second `make test` goes straight to the checks.
-$(STAMP): requirements-dev.txt layers/arena_core/pyproject.toml scripts/bootstrap-venv
+$(STAMP): requirements-dev.txt layers/arena_core/pyproject.toml local/pyproject.toml scripts/bootstrap-venv
 	scripts/bootstrap-venv
 	touch $@
 
@@ -34,7 +34,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict layers/arena_core/arena_core functions
+	$(BIN)/mypy --strict layers/arena_core/arena_core local/arena_local functions
 	$(BIN)/mypy tests infra $(wildcard bench/*.py)
 
 $(NODE_STAMP): package.json package-lock.json
@@ -44,7 +44,11 @@ $(NODE_STAMP): package.json package-lock.json
 $(CHROMIUM):
 	scripts/ensure-chromium
 
-unit: $(STAMP) $(NODE_STAMP) $(CHROMIUM)
+# DynamoDB Local (from npm) needs Java >= 17: checked on every run (instant when present).
+java:
+	@scripts/ensure-java
+
+unit: $(STAMP) $(NODE_STAMP) $(CHROMIUM) java
 	$(BIN)/pytest
 
 test: lint typecheck unit
@@ -53,7 +57,7 @@ synth: $(STAMP) $(NODE_STAMP)
 	node_modules/.bin/cdk synth --quiet
 	$(BIN)/python -m infra.validate cdk.out/ForecasterArena.template.json
 
-bench: $(STAMP)
+bench: $(STAMP) $(NODE_STAMP) java
 	@for b in bench/bench_*.py; do [ -e "$$b" ] || continue; echo "== $$b"; PYTHONPATH=$(CURDIR) $(BIN)/python "$$b"; done
 
 clean:

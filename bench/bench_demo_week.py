@@ -13,9 +13,9 @@ from datetime import date
 from pathlib import Path
 
 from arena_core.domain.lineup import default_lineup
-from infra.demo.markets import choose_markets
-from infra.demo.runner import DemoRun, RunOptions, demo_start
-from infra.local_run import synthesized_template
+from arena_local.demo.markets import choose_markets
+from arena_local.demo.runner import DemoRun, RunOptions, demo_start
+from arena_local.workflow import synthesized_template
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
 WEEKS = int(os.environ.get("BENCH_DEMO_WEEKS", "1"))

@@ -38,8 +38,7 @@ import boto3
 from moto import mock_aws
 
 from arena_core import bootstrap
-from arena_core.adapters.dynamodb import DynamoRepository, create_table_kwargs
-from arena_core.adapters.memory import InMemoryBlobStore, InMemoryRepository
+from arena_core.adapters.dynamodb import create_table_kwargs, dynamo_stores
 from arena_core.adapters.s3_blobs import S3BlobStore
 from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.domain.cohort import Agent, Cohort
@@ -51,16 +50,11 @@ from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import FixedClock
 from arena_core.ports.llm import ChatMessage, LLMResponse
 from arena_core.ports.market_source import MarketFetch, MarketSource
-from arena_core.ports.repository import Repository
+from arena_core.ports.stores import Stores
 from arena_core.settings import ArenaSettings
-from infra.local_run import (
-    MOTO_CONFIG,
-    AtomicClient,
-    LocalWorkflow,
-    lean_dynamodb,
-    routed_handlers,
-    synthesized_template,
-)
+from arena_local.memory import InMemoryBlobStore, memory_stores
+from arena_local.moto_shims import AtomicClient, lean_dynamodb
+from arena_local.workflow import MOTO_CONFIG, LocalWorkflow, routed_handlers, synthesized_template
 from infra.validate import state_machine_definition
 
 WEEK = datetime(2026, 3, 1, tzinfo=UTC)
@@ -132,16 +126,16 @@ def state_seconds(
     return {name: seconds[name] for name in top_level if name in seconds}
 
 
-def moto_storage() -> tuple[Repository, BlobStore]:
+def moto_storage() -> tuple[Stores, BlobStore]:
     client = AtomicClient(boto3.client("dynamodb"))
     client.create_table(**create_table_kwargs("bench"))
     s3 = boto3.client("s3")
     s3.create_bucket(Bucket="audit")
-    return DynamoRepository(client, "bench"), S3BlobStore(s3, "audit")
+    return dynamo_stores(client, "bench"), S3BlobStore(s3, "audit")
 
 
-def memory_storage() -> tuple[Repository, BlobStore]:
-    return InMemoryRepository(), InMemoryBlobStore()
+def memory_storage() -> tuple[Stores, BlobStore]:
+    return memory_stores(), InMemoryBlobStore()
 
 
 STORAGE = {"memory": memory_storage, "moto": moto_storage}
@@ -149,10 +143,10 @@ STORAGE = {"memory": memory_storage, "moto": moto_storage}
 
 def timed_run(template: dict, storage: str, max_concurrency: int, folder: Path) -> Timing:
     with mock_aws(config=MOTO_CONFIG), routed_handlers(), lean_dynamodb():  # type: ignore[call-overload]
-        repo, blobs = STORAGE[storage]()
+        stores, blobs = STORAGE[storage]()
         clock = FixedClock(WEEK)
         cohort = Cohort.open(WEEK, default_lineup(include_baselines=False))
-        repo.create_cohort(cohort, cohort.agents())
+        stores.cohorts.create_cohort(cohort, cohort.agents())
         clock.set(WEEK.replace(minute=5))
 
         def agent_for(agent: Agent) -> ForecastAgent:
@@ -163,13 +157,13 @@ def timed_run(template: dict, storage: str, max_concurrency: int, folder: Path) 
             bootstrap.Container(
                 ArenaSettings(table_name="bench", audit_bucket="audit"),
                 clock=clock,
-                overrides={
-                    "repo": repo,
-                    "blobs": blobs,
-                    "market_source": OneMarket(),
-                    "publisher": LocalFolderPublisher(folder),
-                    "agent_for": agent_for,
-                },
+                injected=bootstrap.Injected(
+                    stores=stores,
+                    blobs=blobs,
+                    market_source=OneMarket(),
+                    publisher=LocalFolderPublisher(folder),
+                    agent_for=agent_for,
+                ),
             )
         )
         workflow = LocalWorkflow(template)

@@ -11,8 +11,8 @@ from decimal import Decimal
 from pathlib import Path
 
 from arena_core.adapters.polymarket import parse_market
-from arena_core.decision.prompt import PositionLine, build_prompt
 from arena_core.domain.market import MarketStatus
+from arena_core.protocol.prompt import PositionLine, build_prompt
 
 DUMP = (
     Path(__file__).resolve().parents[2]

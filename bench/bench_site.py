@@ -16,7 +16,6 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from arena_core.adapters.memory import InMemoryBlobStore, InMemoryRepository
 from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.agents.baselines import AlwaysHold, MarketFollower, RandomAgent
 from arena_core.domain.cohort import Cohort
@@ -29,6 +28,7 @@ from arena_core.services.decide import DecideRequest, DecideService
 from arena_core.services.publish_site import PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
+from arena_local.memory import InMemoryBlobStore, memory_stores
 
 START = datetime(2025, 1, 5, tzinfo=UTC)
 MARKETS_PER_WEEK, SNAPSHOTS_PER_WEEK, RUNS = 12, 12, 5
@@ -79,25 +79,25 @@ def responder(model_id: str, index: int) -> ForecastAgent:
 
 
 def history(weeks: int, folder: Path) -> tuple[PublishSiteService, FixedClock, SnapshotService]:
-    repo, blobs, clock, source = (
-        InMemoryRepository(),
+    stores, blobs, clock, source = (
+        memory_stores(),
         InMemoryBlobStore(),
         FixedClock(START),
         WeeklyMarkets(),
     )
-    decide = DecideService(repo, blobs, clock)
-    snapshot = SnapshotService(repo, source, clock)
+    decide = DecideService(stores, blobs, clock)
+    snapshot = SnapshotService(stores, source, clock)
     for week in range(weeks):
         opened = START + timedelta(weeks=week)
         clock.set(opened)
         cohort = Cohort.open(opened, default_lineup())
-        repo.create_cohort(cohort, cohort.agents())
+        stores.cohorts.create_cohort(cohort, cohort.agents())
         markets = source.add_week(week)
         ref = blobs.put(
             f"u/{week}.json", json.dumps([m.model_dump(mode="json") for m in markets]).encode()
         )
         clock.set(opened + timedelta(minutes=5))
-        for index, agent in enumerate(repo.agents(cohort.cohort_id)):
+        for index, agent in enumerate(stores.cohorts.agents(cohort.cohort_id)):
             request = DecideRequest(agent.agent_id, clock.now(), ref, f"run-{week}")
             decide.decide(request, responder(agent.model_id, index + week))
         for step in range(SNAPSHOTS_PER_WEEK):
@@ -106,9 +106,9 @@ def history(weeks: int, folder: Path) -> tuple[PublishSiteService, FixedClock, S
         if week < weeks - 1:  # every week but the last resolves and completes
             source.resolve_week(week)
             clock.set(opened + timedelta(days=6, hours=23))
-            ResolutionService(repo, source, clock).run()
+            ResolutionService(stores, source, clock).run()
     publisher = LocalFolderPublisher(folder)
-    return PublishSiteService(repo, publisher, blobs, clock), clock, snapshot
+    return PublishSiteService(stores, publisher, blobs, clock), clock, snapshot
 
 
 def steady_state_seconds(weeks: int) -> tuple[float, int]:

@@ -20,20 +20,20 @@ import boto3
 import httpx
 from moto import mock_aws
 
-from arena_core.adapters.dynamodb import DynamoRepository, create_table_kwargs
+from arena_core.adapters.dynamodb import create_table_kwargs, dynamo_stores
 from arena_core.adapters.dynamodb import schema as k
 from arena_core.adapters.dynamodb.codec import to_attributes
+from arena_core.adapters.dynamodb.cohorts import agent_item, cohort_item
 from arena_core.adapters.dynamodb.ledger import position_item
-from arena_core.adapters.dynamodb.repository import agent_item, cohort_item
 from arena_core.adapters.dynamodb.table import Table
 from arena_core.adapters.polymarket import GammaMarketSource
-from arena_core.adapters.polymarket.replay import GammaReplay
 from arena_core.adapters.rate_limit import TokenBucket
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.portfolio import Position
 from arena_core.ports.clock import FixedClock
 from arena_core.services.snapshot import SnapshotService
+from arena_local.replay import GammaReplay
 
 COHORTS, POSITIONS, MARKETS, BATCH = int(os.environ.get("BENCH_COHORTS", "100")), 50, 500, 50
 START = datetime(2024, 1, 7, tzinfo=UTC)
@@ -100,7 +100,7 @@ def main() -> None:
     with mock_aws():
         client = boto3.client("dynamodb")
         client.create_table(**create_table_kwargs("bench"))
-        repo = DynamoRepository(client, "bench")
+        stores = dynamo_stores(client, "bench")
         started = time.perf_counter()
         distinct = seed(Table(client, "bench"), rng)
         setup = time.perf_counter() - started
@@ -110,7 +110,7 @@ def main() -> None:
             batch_size=BATCH,
             limiter=TokenBucket(rate=30, burst=30),
         )
-        service = SnapshotService(repo, source, FixedClock(START + timedelta(weeks=COHORTS)))
+        service = SnapshotService(stores, source, FixedClock(START + timedelta(weeks=COHORTS)))
         started = time.perf_counter()
         report = service.run()
         wall = time.perf_counter() - started

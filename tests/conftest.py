@@ -67,6 +67,6 @@ def _local_getaddrinfo(real: Any) -> Any:
 def fixtures_dir() -> Path:
     if not FIXTURES.is_dir():
         pytest.fail(
-            f"shared fixtures not found at {FIXTURES}: clone with ../shared beside the repo"
+            f"shared fixtures not found at {FIXTURES}: clone with ../shared beside the stores"
         )
     return FIXTURES

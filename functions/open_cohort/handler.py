@@ -2,12 +2,11 @@
 
 from typing import Any
 
-from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from arena_core import bootstrap
-from arena_core.observability import logger, metrics, tracer
-from arena_core.services import entrypoints
+from arena_core import bootstrap, entrypoints
+from arena_core.constants import Metric
+from arena_core.observability import count, logger, metrics, tracer
 
 
 @logger.inject_lambda_context(log_event=False)
@@ -15,6 +14,6 @@ from arena_core.services import entrypoints
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = entrypoints.open_cohort(bootstrap.container())
-    metrics.add_metric(name="CohortsOpened", unit=MetricUnit.Count, value=int(result["created"]))
-    logger.info("cohort", extra={"result": result})
-    return result
+    count(Metric.COHORTS_OPENED, int(result.created))
+    logger.info("cohort", extra={"result": result.model_dump(mode="json")})
+    return result.model_dump(mode="json")

@@ -2,12 +2,11 @@
 
 from typing import Any
 
-from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from arena_core import bootstrap
-from arena_core.observability import logger, metrics, tracer
-from arena_core.services import entrypoints
+from arena_core import bootstrap, entrypoints
+from arena_core.constants import Metric
+from arena_core.observability import count, logger, metrics, tracer
 
 
 @logger.inject_lambda_context(log_event=False)
@@ -15,7 +14,6 @@ from arena_core.services import entrypoints
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = entrypoints.resolve(bootstrap.container())
-    settled = sum(result["settled"].values())
-    metrics.add_metric(name="PositionsSettled", unit=MetricUnit.Count, value=settled)
-    logger.info("resolved", extra={"result": result})
-    return result
+    count(Metric.POSITIONS_SETTLED, sum(result.settled.values()))
+    logger.info("resolved", extra={"result": result.model_dump(mode="json")})
+    return result.model_dump(mode="json")

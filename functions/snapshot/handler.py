@@ -2,12 +2,11 @@
 
 from typing import Any
 
-from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from arena_core import bootstrap
-from arena_core.observability import logger, metrics, tracer
-from arena_core.services import entrypoints
+from arena_core import bootstrap, entrypoints
+from arena_core.constants import Metric
+from arena_core.observability import count, logger, metrics, seconds, tracer
 
 
 @logger.inject_lambda_context(log_event=False)
@@ -15,10 +14,8 @@ from arena_core.services import entrypoints
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = entrypoints.snapshot_and_publish(bootstrap.container())
-    metrics.add_metric(name="SnapshotDuration", unit=MetricUnit.Seconds, value=result["seconds"])
-    metrics.add_metric(name="Snapshots", unit=MetricUnit.Count, value=1)
-    metrics.add_metric(
-        name="StalePositions", unit=MetricUnit.Count, value=result["stale_positions"]
-    )
-    logger.info("snapshot", extra={"result": result})
-    return result
+    seconds(Metric.SNAPSHOT_DURATION, result.seconds)
+    count(Metric.SNAPSHOTS, 1)
+    count(Metric.STALE_POSITIONS, result.stale_positions)
+    logger.info("snapshot", extra={"result": result.model_dump(mode="json")})
+    return result.model_dump(mode="json")

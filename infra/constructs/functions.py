@@ -20,6 +20,8 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from arena_core.constants import METRICS_NAMESPACE, SERVICE_NAME
+
 FUNCTIONS = Path(__file__).resolve().parents[2] / "functions"
 
 
@@ -99,8 +101,8 @@ class Functions(Construct):
                 log_group=log_group,
                 environment={
                     **environment,
-                    "POWERTOOLS_SERVICE_NAME": "forecaster-arena",
-                    "POWERTOOLS_METRICS_NAMESPACE": "ForecasterArena",
+                    "POWERTOOLS_SERVICE_NAME": SERVICE_NAME,
+                    "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
                 },
             )
 

@@ -98,8 +98,7 @@ def build_layer(output_dir: str, architecture: str, python_version: str = "3.12"
         CORE / "arena_core",
         target / "arena_core",
         dirs_exist_ok=True,
-        # cli.py is the operator command, not something a function runs.
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "cli.py"),
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
     )
     for package in RUNTIME_PACKAGES:
         for path in [

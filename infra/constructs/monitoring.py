@@ -18,7 +18,7 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
-NAMESPACE = "ForecasterArena"
+from arena_core.constants import METRICS_NAMESPACE, SERVICE_NAME, SNAPSHOT_SILENCE, Metric
 
 
 class Monitoring(Construct):
@@ -49,12 +49,8 @@ class Monitoring(Construct):
             **{f"{name}Errors": fn.metric_errors(period=five) for name, fn in functions.items()},
         }
         self.alarms = [self._alarm(name, metric) for name, metric in alarms.items()]
-        snapshots = cloudwatch.Metric(
-            namespace=NAMESPACE,
-            metric_name="Snapshots",
-            statistic="Sum",
-            dimensions_map={"service": "forecaster-arena"},
-            period=Duration.minutes(30),
+        snapshots = self._emf(Metric.SNAPSHOTS).with_(
+            period=Duration.seconds(SNAPSHOT_SILENCE.total_seconds())
         )
         self.alarms.append(
             self._alarm(
@@ -73,27 +69,34 @@ class Monitoring(Construct):
             ),
             cloudwatch.GraphWidget(
                 title="Decisions",
-                left=[self._emf("Decisions"), self._emf("Fallbacks"), self._emf("RejectedTrades")],
+                left=[
+                    self._emf(Metric.DECISIONS),
+                    self._emf(Metric.FALLBACKS),
+                    self._emf(Metric.REJECTED_TRADES),
+                ],
             ),
             cloudwatch.GraphWidget(
                 title="Snapshots",
                 left=[snapshots],
-                right=[self._emf("SnapshotDuration", "Maximum")],
+                right=[self._emf(Metric.SNAPSHOT_DURATION, "Maximum")],
             ),
             cloudwatch.GraphWidget(
                 title="Function errors", left=[fn.metric_errors() for fn in functions.values()]
             ),
-            cloudwatch.GraphWidget(title="Upstream retries", left=[self._emf("UpstreamRetries")]),
+            cloudwatch.GraphWidget(
+                title="Upstream retries", left=[self._emf(Metric.UPSTREAM_RETRIES)]
+            ),
             cloudwatch.AlarmStatusWidget(title="Alarms", alarms=self.alarms),
         )
 
     @staticmethod
-    def _emf(name: str, statistic: str = "Sum") -> cloudwatch.Metric:
+    def _emf(name: Metric, statistic: str = "Sum") -> cloudwatch.Metric:
+        """A metric the handlers emit (Powertools EMF, dimension ``service``)."""
         return cloudwatch.Metric(
-            namespace=NAMESPACE,
-            metric_name=name,
+            namespace=METRICS_NAMESPACE,
+            metric_name=name.value,
             statistic=statistic,
-            dimensions_map={"service": "forecaster-arena"},
+            dimensions_map={"service": SERVICE_NAME},
         )
 
     def _alarm(

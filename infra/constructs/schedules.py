@@ -1,6 +1,6 @@
 """EventBridge Scheduler in UTC: Sunday 00:00 open the cohort, Sunday 00:05 the decision run,
-every 10 minutes a snapshot, hourly resolution. Retries with a bounded event age, and a
-dead-letter queue for deliveries that still fail."""
+every 10 minutes a snapshot, hourly resolution (cadences from ``arena_core.constants``).
+Retries with a bounded event age, and a dead-letter queue for deliveries that still fail."""
 
 from __future__ import annotations
 
@@ -14,11 +14,18 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
+from arena_core.constants import (
+    DECISION_RUN_SCHEDULE,
+    OPEN_COHORT_SCHEDULE,
+    RESOLVE_SCHEDULE,
+    SNAPSHOT_SCHEDULE,
+)
+
 SCHEDULES = {
-    "OpenCohort": ("cron(0 0 ? * SUN *)", "OpenCohort"),
-    "DecisionRun": ("cron(5 0 ? * SUN *)", "workflow"),
-    "Snapshot": ("rate(10 minutes)", "Snapshot"),
-    "Resolve": ("rate(1 hour)", "Resolve"),
+    "OpenCohort": (OPEN_COHORT_SCHEDULE, "OpenCohort"),
+    "DecisionRun": (DECISION_RUN_SCHEDULE, "workflow"),
+    "Snapshot": (SNAPSHOT_SCHEDULE, "Snapshot"),
+    "Resolve": (RESOLVE_SCHEDULE, "Resolve"),
 }
 
 

@@ -1,11 +1,13 @@
 """The weekly decision state machine: Prepare → Map(Decide per agent) → Finalize.
 
-The Map's concurrency comes from the input (``max_concurrency``; 0, the default, runs every agent
-at once). Each Decide retries transient errors (upstream timeouts and throttling, a claim still
-held by a crashed attempt, Lambda service errors, a function that died or timed out) with backoff:
-a retry runs under the same execution name, so it resumes its own claim; anything else is caught and
-recorded as that agent's failure, so one failing agent never fails the others. Logging (ALL,
-with execution data) and X-Ray tracing are on.
+Every payload, path and the Catch's record come from ``arena_core.workflow`` (the contract the
+handlers parse), and the Retry list from the error hierarchy. The Map's concurrency comes from
+the input (``max_concurrency``; 0, the default, runs every agent at once). Each Decide retries
+transient errors (upstream timeouts and throttling, a claim still held by a crashed attempt,
+Lambda service errors, a function that died or timed out) with backoff: a retry runs under the
+same execution name, so it resumes its own claim; anything else is caught and recorded as that
+agent's failure, so one failing agent never fails the others. Logging (ALL, with execution
+data) and X-Ray tracing are on.
 """
 
 from __future__ import annotations
@@ -17,21 +19,16 @@ from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
-TRANSIENT_ERRORS = [
-    "RetryableUpstreamError",
-    "ClaimHeldError",
-    "VersionConflictError",
-    "PersistenceError",
-    "Lambda.ServiceException",
-    "Lambda.AWSLambdaException",
-    "Lambda.SdkClientException",
-    "Lambda.TooManyRequestsException",
-    # The function died (runtime exit, out of memory) or hit its timeout: work is checkpointed
-    # and every write is conditional, so running the step again finishes what was begun.
-    "Runtime.ExitError",
-    "Sandbox.Timedout",
-    "Lambda.Unknown",
-]
+from arena_core.workflow import (
+    FAILURE_PATH,
+    ITEMS_PATH,
+    MAX_CONCURRENCY_PATH,
+    RESULTS_PATH,
+    failure_parameters,
+    finalize_payload,
+    item_selector,
+    retryable_errors,
+)
 
 
 class DecisionWorkflow(Construct):
@@ -60,32 +57,19 @@ class DecisionWorkflow(Construct):
             payload_response_only=True,
             retry_on_service_exceptions=False,
         )
+        transient = retryable_errors()
         decide_step.add_retry(
-            errors=TRANSIENT_ERRORS, interval=retry_interval, max_attempts=3, backoff_rate=2
+            errors=transient, interval=retry_interval, max_attempts=3, backoff_rate=2
         )
-        record_failure = sfn.Pass(
-            self,
-            "RecordFailure",
-            parameters={
-                "agent_id.$": "$.agent_id",
-                "status": "failed",
-                "error.$": "$.failure.Error",
-                "cause.$": "$.failure.Cause",
-            },
-        )
-        decide_step.add_catch(record_failure, errors=["States.ALL"], result_path="$.failure")
+        record_failure = sfn.Pass(self, "RecordFailure", parameters=failure_parameters())
+        decide_step.add_catch(record_failure, errors=["States.ALL"], result_path=FAILURE_PATH)
         fan_out = sfn.Map(
             self,
             "DecideEachAgent",
-            items_path="$.items",
-            max_concurrency_path="$.max_concurrency",
-            result_path="$.results",
-            item_selector={
-                "agent_id.$": "$$.Map.Item.Value.agent_id",
-                "run_at.$": "$$.Map.Item.Value.run_at",
-                "universe_ref.$": "$$.Map.Item.Value.universe_ref",
-                "execution_id.$": "$$.Execution.Name",
-            },
+            items_path=ITEMS_PATH,
+            max_concurrency_path=MAX_CONCURRENCY_PATH,
+            result_path=RESULTS_PATH,
+            item_selector=item_selector(),
         )
         fan_out.item_processor(decide_step)
         finalize_step = tasks.LambdaInvoke(
@@ -94,10 +78,10 @@ class DecisionWorkflow(Construct):
             lambda_function=finalize,
             payload_response_only=True,
             retry_on_service_exceptions=False,
-            payload=sfn.TaskInput.from_object({"results.$": "$.results"}),
+            payload=sfn.TaskInput.from_object(finalize_payload()),
         )
         finalize_step.add_retry(
-            errors=TRANSIENT_ERRORS, interval=retry_interval, max_attempts=2, backoff_rate=2
+            errors=transient, interval=retry_interval, max_attempts=2, backoff_rate=2
         )
         definition = prepare_step.next(fan_out).next(finalize_step)
         self.log_group = logs.LogGroup(self, "Logs", retention=logs.RetentionDays.THREE_MONTHS)

@@ -15,12 +15,12 @@ from tests.support.scenario import HOSTILE_FAMILY, HOSTILE_QUESTION, HOSTILE_REA
 
 def first_agent_page(scenario: Scenario) -> str:
     """The page of the agent whose reply and market question are hostile."""
-    cohort = scenario.repo.cohorts()[-1]
+    cohort = scenario.stores.cohorts.cohorts()[-1]
     return f"cohorts/{cohort.cohort_id}/{cohort.cohort_id}.{HOSTILE_FAMILY}.html"
 
 
 def page_paths(scenario: Scenario) -> dict[str, str]:
-    cohort = scenario.repo.cohorts()[-1]
+    cohort = scenario.stores.cohorts.cohorts()[-1]
     family = cohort.lineup[0].family_id
     return {
         "leaderboard": "index.html",

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from arena_core.domain.rules import MAX_BET_FRACTION, MIN_BET, STARTING_BALANCE
-from infra.demo.faults import CRASH_POINTS
-from infra.demo.ledger import canonical
-from infra.demo.main import LEDGER_FILE, DemoOutcome, DemoRequest, run_demo
+from arena_local.demo.faults import CRASH_POINTS
+from arena_local.demo.ledger import canonical
+from arena_local.demo.main import LEDGER_FILE, DemoOutcome, DemoRequest, run_demo
 
 
 def rows(path: Path) -> list[dict[str, str]]:

@@ -12,12 +12,12 @@ import httpx
 import pytest
 
 from arena_core.adapters.polymarket import parse_market
-from arena_core.cli import main
-from infra.demo.errors import DemoError, MarketsFileError
-from infra.demo.ledger import differences
-from infra.demo.main import DemoRequest, choose_lineup, prepare_out
-from infra.demo.markets import choose_markets, from_file, from_live_gamma, synthetic
-from infra.demo.schedule import Schedule, firings, schedules_from
+from arena_local.cli import main
+from arena_local.demo.errors import DemoError, MarketsFileError
+from arena_local.demo.ledger import differences
+from arena_local.demo.main import DemoRequest, choose_lineup, prepare_out
+from arena_local.demo.markets import choose_markets, from_file, from_live_gamma, synthetic
+from arena_local.demo.schedule import Schedule, firings, schedules_from
 
 SUNDAY = datetime(2026, 3, 1, tzinfo=UTC)
 

@@ -19,12 +19,12 @@ from arena_core.adapters.site_publishers import S3SitePublisher
 from arena_core.domain.market import ResolutionKind
 from arena_core.ports.clock import FixedClock
 from arena_core.settings import ArenaSettings
+from arena_local.workflow import LambdaContext
 from functions.decide import handler as decide_handler
 from functions.open_cohort import handler as open_cohort_handler
 from functions.resolve import handler as resolve_handler
 from functions.snapshot import handler as snapshot_handler
-from infra.local_run import LambdaContext
-from tests.support.aws import FAKE_ENV, TABLE, create_repository
+from tests.support.aws import FAKE_ENV, TABLE, create_stores
 from tests.support.builders import binary, resolved
 from tests.support.markets import StaticMarketSource
 
@@ -39,7 +39,7 @@ def wired(
     for key, value in {**FAKE_ENV, "POWERTOOLS_TRACE_DISABLED": "true"}.items():
         monkeypatch.setenv(key, value)
     with mock_aws():
-        repo = create_repository()
+        stores = create_stores()
         s3 = boto3.client("s3")
         for bucket in ("audit", "site"):
             s3.create_bucket(Bucket=bucket)
@@ -52,12 +52,12 @@ def wired(
             bootstrap.Container(
                 settings,
                 clock=clock,
-                overrides={
-                    "repo": repo,
-                    "blobs": S3BlobStore(s3, "audit"),
-                    "market_source": source,
-                    "publisher": S3SitePublisher(s3, "site"),
-                },
+                injected=bootstrap.Injected(
+                    stores=stores,
+                    blobs=S3BlobStore(s3, "audit"),
+                    market_source=source,
+                    publisher=S3SitePublisher(s3, "site"),
+                ),
             )
         )
         yield clock, source, s3

@@ -12,6 +12,9 @@ import pytest
 
 from infra.constructs.layer import build_layer, runtime_sdk
 from tests.conftest import ROOT
+from tests.support.imports import edges, modules, reachable
+
+HARNESS = ("arena_local", "moto", "infra", "tests")
 
 PROBE = """
 import handler
@@ -36,6 +39,17 @@ def test_layer_holds_the_library_compiled_and_not_the_runtime_sdk(layer: Path) -
     for provided in ("boto3", "botocore", "s3transfer"):
         assert not (layer / provided).exists()
     assert not (layer / "aws_lambda_powertools" / "event_handler").exists()
+
+
+def test_layer_ships_only_what_the_functions_import(layer: Path) -> None:
+    """Every module of the layer's arena_core is loaded by some handler (none is harness), and
+    none imports the local harness, moto, the CDK app or the tests."""
+    shipped = modules(layer, "arena_core")
+    handlers = modules(ROOT, "functions")
+    loaded = reachable({**shipped, **handlers}, set(handlers))
+    assert sorted(set(shipped) - loaded) == []
+    foreign = [e for e in edges(shipped) if e.imported.split(".")[0] in HARNESS]
+    assert foreign == []
 
 
 @pytest.mark.parametrize("function", ["open_cohort", "decide", "snapshot", "resolve"])

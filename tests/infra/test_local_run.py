@@ -10,7 +10,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from arena_core.adapters.dynamodb import create_table_kwargs
-from infra.local_run import lean_dynamodb, partitioned_queries, transactional_backups
+from arena_local.moto_shims import lean_dynamodb, partitioned_queries, transactional_backups
 from tests.support.aws import embedded_aws
 
 TABLE = "lean"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
-from infra.local_run import MOTO_CONFIG, LocalWorkflow
+from arena_local.workflow import MOTO_CONFIG, LocalWorkflow
 from tests.support.aws import FAKE_ENV
 
 

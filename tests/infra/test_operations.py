@@ -10,9 +10,9 @@ from typing import Any
 import boto3
 import pytest
 
-from arena_core import operations
-from arena_core.cli import main
 from arena_core.errors import NotFoundError
+from arena_local import operations
+from arena_local.cli import main
 from tests.support.aws import embedded_aws
 
 PASS_MACHINE = json.dumps({"StartAt": "Done", "States": {"Done": {"Type": "Pass", "End": True}}})

@@ -26,8 +26,8 @@ from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.clock import FixedClock
 from arena_core.ports.llm import ChatMessage, LLMResponse
 from arena_core.settings import ArenaSettings
-from infra.local_run import MOTO_CONFIG, LocalWorkflow, routed_handlers
-from tests.support.aws import FAKE_ENV, TABLE, create_repository
+from arena_local.workflow import MOTO_CONFIG, LocalWorkflow, routed_handlers
+from tests.support.aws import FAKE_ENV, TABLE, create_stores
 from tests.support.builders import binary
 from tests.support.markets import StaticMarketSource
 
@@ -66,7 +66,7 @@ class TimedAgent(ForecastAgent):
 @dataclass
 class Harness:
     workflow: LocalWorkflow
-    repo: Any
+    stores: Any
     calls: list[tuple[float, float]]
     failing: set[str]
     cohort: Cohort
@@ -86,7 +86,7 @@ def harness(
     }.items():
         monkeypatch.setenv(key, value)
     with mock_aws(config=MOTO_CONFIG), routed_handlers():  # type: ignore[call-overload]
-        repo = create_repository()
+        stores = create_stores()
         s3 = boto3.client("s3")
         s3.create_bucket(Bucket="audit")
         calls: list[tuple[float, float]] = []
@@ -98,21 +98,21 @@ def harness(
 
         clock = FixedClock(WEEK)
         cohort = Cohort.open(WEEK, default_lineup(include_baselines=False))
-        repo.create_cohort(cohort, cohort.agents())
+        stores.cohorts.create_cohort(cohort, cohort.agents())
         clock.set(WEEK.replace(minute=5))
         container = bootstrap.Container(
             ArenaSettings(table_name=TABLE, audit_bucket="audit", max_attempts=3),
             clock=clock,
-            overrides={
-                "repo": repo,
-                "blobs": S3BlobStore(s3, "audit"),
-                "market_source": StaticMarketSource([binary("m1", "0.40"), binary("m2", "0.60")]),
-                "publisher": LocalFolderPublisher(tmp_path / "site"),
-                "agent_for": agent_for,
-            },
+            injected=bootstrap.Injected(
+                stores=stores,
+                blobs=S3BlobStore(s3, "audit"),
+                market_source=StaticMarketSource([binary("m1", "0.40"), binary("m2", "0.60")]),
+                publisher=LocalFolderPublisher(tmp_path / "site"),
+                agent_for=agent_for,
+            ),
         )
         bootstrap.reset(container)
-        yield Harness(LocalWorkflow(raw), repo, calls, failing, cohort)
+        yield Harness(LocalWorkflow(raw), stores, calls, failing, cohort)
         bootstrap.reset()
 
 
@@ -126,8 +126,8 @@ def test_a_full_decision_run_for_seven_agents(harness: Harness) -> None:
     assert described["status"] == "SUCCEEDED", described.get("error")
     output = results(described)
     assert output["decisions"] == {"succeeded": 7}
-    agents = harness.repo.agents(harness.cohort.cohort_id)
-    assert all(len(harness.repo.trades(a.agent_id)) == 1 for a in agents)
+    agents = harness.stores.cohorts.agents(harness.cohort.cohort_id)
+    assert all(len(harness.stores.ledger.trades(a.agent_id)) == 1 for a in agents)
     assert output["snapshot"]["agents"] == 7
 
 
@@ -136,23 +136,29 @@ def test_one_failing_agent_is_caught_while_six_complete(harness: Harness) -> Non
     described = harness.run({}, "run-fail")
     assert described["status"] == "SUCCEEDED"
     assert results(described)["decisions"] == {"succeeded": 6, "failed": 1}
-    failed = harness.repo.decisions(f"{harness.cohort.cohort_id}.kimi-k2")
+    failed = harness.stores.decisions.decisions(f"{harness.cohort.cohort_id}.kimi-k2")
     assert failed[0].attempts == 3  # the Decide step was retried before the catch
-    assert harness.repo.trades(f"{harness.cohort.cohort_id}.kimi-k2") == []
+    assert harness.stores.ledger.trades(f"{harness.cohort.cohort_id}.kimi-k2") == []
 
 
 def test_a_rerun_of_the_same_input_creates_no_decision_and_no_trade(harness: Harness) -> None:
     harness.run({"week_start": "2026-03-01"}, "run-a")
-    agents = harness.repo.agents(harness.cohort.cohort_id)
+    agents = harness.stores.cohorts.agents(harness.cohort.cohort_id)
     before = {
-        a.agent_id: (harness.repo.trades(a.agent_id), harness.repo.decisions(a.agent_id))
+        a.agent_id: (
+            harness.stores.ledger.trades(a.agent_id),
+            harness.stores.decisions.decisions(a.agent_id),
+        )
         for a in agents
     }
     described = harness.run({"week_start": "2026-03-01"}, "run-b")
     assert described["status"] == "SUCCEEDED"
     assert results(described)["decisions"] == {"already_decided": 7}
     after = {
-        a.agent_id: (harness.repo.trades(a.agent_id), harness.repo.decisions(a.agent_id))
+        a.agent_id: (
+            harness.stores.ledger.trades(a.agent_id),
+            harness.stores.decisions.decisions(a.agent_id),
+        )
         for a in agents
     }
     assert after == before

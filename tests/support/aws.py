@@ -10,8 +10,9 @@ from typing import Any
 import boto3
 from moto import mock_aws
 
-from arena_core.adapters.dynamodb import DynamoRepository, create_table_kwargs
-from infra.local_run import AtomicClient, lean_dynamodb
+from arena_core.adapters.dynamodb import create_table_kwargs, dynamo_stores
+from arena_core.ports.stores import Stores
+from arena_local.moto_shims import AtomicClient, lean_dynamodb
 
 TABLE = "arena-test"
 FAKE_ENV = {
@@ -44,8 +45,8 @@ def dynamo_client() -> Any:
     return AtomicClient(boto3.client("dynamodb", region_name=FAKE_ENV["AWS_DEFAULT_REGION"]))
 
 
-def create_repository(table: str = TABLE) -> DynamoRepository:
-    """Create the table (same key schema as the CDK app) and a repository on it."""
+def create_stores(table: str = TABLE) -> Stores:
+    """Create the table (same key schema as the CDK app) and the stores on it."""
     client = dynamo_client()
     client.create_table(**create_table_kwargs(table))
-    return DynamoRepository(client, table)
+    return dynamo_stores(client, table)

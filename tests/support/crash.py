@@ -1,23 +1,24 @@
-"""Crash injection: a repository proxy that dies on the n-th call of chosen methods."""
+"""Crash injection: stores whose role dies on the n-th call of a chosen method."""
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
 from typing import Any
 
-from arena_core.ports.repository import Repository
+from arena_core.ports.stores import Stores
 
 
 class SimulatedCrash(Exception):  # noqa: N818 - models a process dying, not an error to handle
     """The process died here; nothing after this point ran."""
 
 
-class CrashingRepository:
+class CrashingRole:
     """Delegates to ``inner``; after ``after`` successful calls of ``method``, the next crashes.
 
-    ``after=0`` crashes before the first call reaches the repository.
+    ``after=0`` crashes before the first call reaches the store.
     """
 
-    def __init__(self, inner: Repository, method: str, after: int) -> None:
+    def __init__(self, inner: object, method: str, after: int) -> None:
         self._inner = inner
         self._method = method
         self._after = after
@@ -35,3 +36,10 @@ class CrashingRepository:
             return attribute(*args, **kwargs)
 
         return call
+
+
+def crashing(stores: Stores, method: str, after: int) -> Stores:
+    """``stores`` with the role that owns ``method`` replaced by a ``CrashingRole``."""
+    (role,) = [f.name for f in fields(stores) if hasattr(getattr(stores, f.name), method)]
+    proxy: Any = CrashingRole(getattr(stores, role), method, after)  # stands in for the role
+    return replace(stores, **{role: proxy})

@@ -8,7 +8,6 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from arena_core.adapters.memory import InMemoryBlobStore, InMemoryRepository
 from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.agents.baselines import AlwaysHold, MarketFollower, RandomAgent
 from arena_core.domain.cohort import Cohort
@@ -16,11 +15,12 @@ from arena_core.domain.lineup import default_lineup
 from arena_core.domain.market import Market, MarketStatus, ResolutionKind
 from arena_core.ports.agent import ForecastAgent
 from arena_core.ports.clock import FixedClock
-from arena_core.ports.repository import Repository
+from arena_core.ports.stores import Stores
 from arena_core.services.decide import DecideRequest, DecideService
 from arena_core.services.publish_site import PublishSiteService, SiteReport
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
+from arena_local.memory import InMemoryBlobStore, memory_stores
 from tests.support.agents import ScriptedAgent
 from tests.support.builders import WEEK0, binary, resolved
 from tests.support.markets import StaticMarketSource
@@ -43,7 +43,7 @@ def model_reply(market: str, side: str, amount: int, reasoning: str) -> str:
 
 @dataclass
 class Scenario:
-    repo: Repository
+    stores: Stores
     blobs: InMemoryBlobStore
     clock: FixedClock
     source: StaticMarketSource
@@ -51,22 +51,22 @@ class Scenario:
 
     def publish(self) -> SiteReport:
         publisher = LocalFolderPublisher(self.site_dir)
-        return PublishSiteService(self.repo, publisher, self.blobs, self.clock).run()
+        return PublishSiteService(self.stores, publisher, self.blobs, self.clock).run()
 
 
 def run_week(scenario: Scenario, week_start: datetime, markets: list[Market]) -> Cohort:
-    repo, blobs, clock = scenario.repo, scenario.blobs, scenario.clock
+    stores, blobs, clock = scenario.stores, scenario.blobs, scenario.clock
     clock.set(week_start)
     cohort = Cohort.open(week_start, default_lineup())
-    repo.create_cohort(cohort, cohort.agents())
+    stores.cohorts.create_cohort(cohort, cohort.agents())
     run_at = week_start + timedelta(minutes=5)
     clock.set(run_at)
     ref = blobs.put(
         f"universes/{cohort.cohort_id}.json",
         json.dumps([m.model_dump(mode="json") for m in markets]).encode(),
     )
-    service = DecideService(repo, blobs, clock)
-    for index, agent in enumerate(repo.agents(cohort.cohort_id)):
+    service = DecideService(stores, blobs, clock)
+    for index, agent in enumerate(stores.cohorts.agents(cohort.cohort_id)):
         responder: ForecastAgent
         if agent.model_id == "market-follower":
             responder = MarketFollower()
@@ -92,7 +92,7 @@ def run_week(scenario: Scenario, week_start: datetime, markets: list[Market]) ->
 def build(site_dir: Path, *, weeks: int = 1, snapshots_per_week: int = 24) -> Scenario:
     markets = universe()
     scenario = Scenario(
-        InMemoryRepository(),
+        memory_stores(),
         InMemoryBlobStore(),
         FixedClock(WEEK0),
         StaticMarketSource(markets),
@@ -106,7 +106,7 @@ def build(site_dir: Path, *, weeks: int = 1, snapshots_per_week: int = 24) -> Sc
             price = Decimal("0.40") + Decimal(step % 7) / 100
             scenario.source.set(binary("m1", str(price)))
             scenario.clock.set(moment)
-            SnapshotService(scenario.repo, scenario.source, scenario.clock).run()
+            SnapshotService(scenario.stores, scenario.source, scenario.clock).run()
         settle_week(scenario, start + timedelta(days=6))
     return scenario
 
@@ -119,7 +119,7 @@ def settle_week(scenario: Scenario, moment: datetime) -> None:
             scenario.source.set(
                 resolved(market, kind, "YES" if kind is ResolutionKind.WINNER else None)
             )
-    ResolutionService(scenario.repo, scenario.source, scenario.clock).run()
-    SnapshotService(scenario.repo, scenario.source, scenario.clock).run()
+    ResolutionService(scenario.stores, scenario.source, scenario.clock).run()
+    SnapshotService(scenario.stores, scenario.source, scenario.clock).run()
     for market_id in ("m1", "m2"):  # the next week trades fresh markets again
         scenario.source.set(universe()[["m1", "m2"].index(market_id)])

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from arena_core.bootstrap import Container
+from arena_core.entrypoints import site_refresh_due
 from arena_core.ports.clock import FixedClock
-from arena_core.services.entrypoints import site_refresh_due
 from arena_core.settings import ArenaSettings
 
 SUNDAY = datetime(2026, 3, 1, tzinfo=UTC)

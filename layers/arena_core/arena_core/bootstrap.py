@@ -1,56 +1,76 @@
-"""Wire the adapters once per cold start; handlers ask for the services they need.
+"""The composition root: wire the adapters once per cold start; handlers ask for what they need.
 
-Clients are created lazily so a function imports only what it uses (cold-start budget), and
-``reset`` lets tests rebuild everything after changing the environment. ``agent_for`` is the
+Adapters are built lazily so a function imports only what it uses (cold-start budget); tests
+and the local demo inject their own through ``Injected``, field by field. ``agent_for`` is the
 one place that decides which agent answers for a cohort member.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from arena_core.errors import ConfigurationError
 from arena_core.ports.clock import Clock, SystemClock
 
 if TYPE_CHECKING:  # imported when first used: keeps the handlers' import time low
     from arena_core.domain.cohort import Agent
+    from arena_core.domain.lineup import AgentSpec
     from arena_core.ports.agent import ForecastAgent
+    from arena_core.ports.blob_store import BlobStore
+    from arena_core.ports.llm import LLMClient
+    from arena_core.ports.market_source import MarketSource
+    from arena_core.ports.publisher import SitePublisher
+    from arena_core.ports.stores import Stores
     from arena_core.settings import ArenaSettings
+
+
+@dataclass(frozen=True)
+class Injected:
+    """Adapters supplied from outside (tests, the local demo); None means "build from settings"."""
+
+    stores: Stores | None = None
+    blobs: BlobStore | None = None
+    market_source: MarketSource | None = None
+    publisher: SitePublisher | None = None
+    llm_client: LLMClient | None = None
+    lineup: tuple[AgentSpec, ...] | None = None
+    agent_for: Callable[[Agent], ForecastAgent] | None = None
 
 
 @dataclass
 class Container:
     settings: ArenaSettings
     clock: Clock = field(default_factory=SystemClock)
-    overrides: dict[str, Any] = field(default_factory=dict)
+    injected: Injected = field(default_factory=Injected)
 
     @functools.cached_property
-    def repo(self) -> Any:
+    def stores(self) -> Stores:
+        if self.injected.stores is not None:
+            return self.injected.stores
         import boto3  # noqa: PLC0415 - lazily, per cold start
 
-        from arena_core.adapters.dynamodb import DynamoRepository  # noqa: PLC0415
+        from arena_core.adapters.dynamodb import dynamo_stores  # noqa: PLC0415
 
-        return self.overrides.get("repo") or DynamoRepository(
-            boto3.client("dynamodb"), self.settings.table_name
-        )
+        return dynamo_stores(boto3.client("dynamodb"), self.settings.table_name)
 
     @functools.cached_property
-    def blobs(self) -> Any:
+    def blobs(self) -> BlobStore:
+        if self.injected.blobs is not None:
+            return self.injected.blobs
         import boto3  # noqa: PLC0415
 
         from arena_core.adapters.s3_blobs import S3BlobStore  # noqa: PLC0415
 
-        return self.overrides.get("blobs") or S3BlobStore(
-            boto3.client("s3"), self.settings.audit_bucket
-        )
+        return S3BlobStore(boto3.client("s3"), self.settings.audit_bucket)
 
     @functools.cached_property
-    def market_source(self) -> Any:
-        if "market_source" in self.overrides:
-            return self.overrides["market_source"]
+    def market_source(self) -> MarketSource:
+        if self.injected.market_source is not None:
+            return self.injected.market_source
         import httpx  # noqa: PLC0415
 
         from arena_core.adapters.polymarket import GammaMarketSource  # noqa: PLC0415
@@ -60,9 +80,9 @@ class Container:
         )
 
     @functools.cached_property
-    def publisher(self) -> Any:
-        if "publisher" in self.overrides:
-            return self.overrides["publisher"]
+    def publisher(self) -> SitePublisher:
+        if self.injected.publisher is not None:
+            return self.injected.publisher
         if not self.settings.site_bucket:
             raise ConfigurationError("ARENA_SITE_BUCKET is not set")
         import boto3  # noqa: PLC0415
@@ -72,9 +92,9 @@ class Container:
         return S3SitePublisher(boto3.client("s3"), self.settings.site_bucket)
 
     @functools.cached_property
-    def llm_client(self) -> Any:
-        if "llm_client" in self.overrides:
-            return self.overrides["llm_client"]
+    def llm_client(self) -> LLMClient:
+        if self.injected.llm_client is not None:
+            return self.injected.llm_client
         if not self.settings.openrouter_secret_name:
             raise ConfigurationError("ARENA_OPENROUTER_SECRET_NAME is not set")
         import httpx  # noqa: PLC0415
@@ -90,10 +110,9 @@ class Container:
         )
 
     @property
-    def lineup(self) -> tuple[Any, ...]:
-        if "lineup" in self.overrides:
-            chosen: tuple[Any, ...] = self.overrides["lineup"]
-            return chosen
+    def lineup(self) -> tuple[AgentSpec, ...]:
+        if self.injected.lineup is not None:
+            return self.injected.lineup
         from arena_core.domain.lineup import default_lineup  # noqa: PLC0415
 
         return default_lineup(
@@ -106,10 +125,8 @@ class Container:
         return timedelta(minutes=self.settings.lease_minutes)
 
     def agent_for(self, agent: Agent) -> ForecastAgent:
-        factory = self.overrides.get("agent_for")
-        if factory is not None:
-            chosen: ForecastAgent = factory(agent)
-            return chosen
+        if self.injected.agent_for is not None:
+            return self.injected.agent_for(agent)
         from arena_core.domain.lineup import AgentKind  # noqa: PLC0415
 
         if agent.kind is AgentKind.BASELINE:

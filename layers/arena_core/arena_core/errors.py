@@ -205,3 +205,20 @@ class UpstreamBadRequestError(FatalUpstreamError):
 
 class ConfigurationError(ArenaError):
     """Settings are missing or invalid."""
+
+
+# --- what a retry can fix -----------------------------------------------------------------------
+
+# The decision workflow retries a failed step when its error is one of these: transient by
+# nature (throttling that outlasted the client's own retries, a lost optimistic race, a claim
+# still held by a crashed attempt, an upstream timeout). Step Functions matches the exact error
+# name, not the class hierarchy, so each class is listed for itself; tests/unit/test_errors.py
+# classifies every class so that a new one cannot escape the Retry unnoticed.
+RETRYABLE: frozenset[type[ArenaError]] = frozenset(
+    {PersistenceError, VersionConflictError, ClaimHeldError, RetryableUpstreamError}
+)
+
+
+def retryable_error_names() -> list[str]:
+    """The names the state machine's Retry matches (an error's ``errorType`` is its class name)."""
+    return sorted(error.__name__ for error in RETRYABLE)

@@ -13,11 +13,22 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.metrics import MetricUnit
 
-logger = Logger(service="forecaster-arena")
-metrics = Metrics(namespace="ForecasterArena", service="forecaster-arena")
+from arena_core.constants import METRICS_NAMESPACE, SERVICE_NAME, Metric
+
+logger = Logger(service=SERVICE_NAME)
+metrics = Metrics(namespace=METRICS_NAMESPACE, service=SERVICE_NAME)
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
+
+
+def count(metric: Metric, value: float) -> None:
+    metrics.add_metric(name=metric.value, unit=MetricUnit.Count, value=value)
+
+
+def seconds(metric: Metric, value: float) -> None:
+    metrics.add_metric(name=metric.value, unit=MetricUnit.Seconds, value=value)
 
 
 class LazyTracer:
@@ -27,7 +38,7 @@ class LazyTracer:
     def tracer(self) -> Any:
         from aws_lambda_powertools import Tracer  # noqa: PLC0415 - deferred on purpose
 
-        return Tracer(service="forecaster-arena", auto_patch=False)
+        return Tracer(service=SERVICE_NAME, auto_patch=False)
 
     def capture_lambda_handler(self, handler: Handler) -> Handler:
         @functools.wraps(handler)

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from arena_core.adapters.memory import InMemoryBlobStore, InMemoryRepository
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.market import Market, OutcomeQuote
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import FixedClock
-from arena_core.ports.repository import Repository
+from arena_core.ports.stores import Stores
 from arena_core.services.decide import DecideRequest, DecideService, DecideSettings
-from tests.support.aws import create_repository, embedded_aws
+from arena_local.memory import InMemoryBlobStore, memory_stores
+from tests.support.aws import create_stores, embedded_aws
 from tests.support.builders import RUN_AT, binary, open_cohort
 
 UNIVERSE = [
@@ -36,33 +36,35 @@ UNIVERSE = [
 
 @dataclass
 class World:
-    repo: Repository
+    stores: Stores
     blobs: BlobStore
     clock: FixedClock
     cohort: Cohort
     agents: list[Agent]
     universe_ref: str
 
-    def service(self, repo: Any = None, **settings: Any) -> DecideService:
-        return DecideService(repo or self.repo, self.blobs, self.clock, DecideSettings(**settings))
+    def service(self, stores: Any = None, **settings: Any) -> DecideService:
+        return DecideService(
+            stores or self.stores, self.blobs, self.clock, DecideSettings(**settings)
+        )
 
     def request(self, agent: int = 0, owner: str = "run-1") -> DecideRequest:
         return DecideRequest(self.agents[agent].agent_id, RUN_AT, self.universe_ref, owner)
 
 
-def make_world(repo: Repository) -> World:
+def make_world(stores: Stores) -> World:
     blobs = InMemoryBlobStore()
     ref = blobs.put(
         "universes/run-1.json", json.dumps([m.model_dump(mode="json") for m in UNIVERSE]).encode()
     )
-    cohort, agents = open_cohort(repo)
-    return World(repo, blobs, FixedClock(RUN_AT), cohort, agents, ref)
+    cohort, agents = open_cohort(stores)
+    return World(stores, blobs, FixedClock(RUN_AT), cohort, agents, ref)
 
 
 @pytest.fixture(params=["memory", "dynamodb"])
 def world(request: pytest.FixtureRequest) -> Iterator[World]:
     if request.param == "memory":
-        yield make_world(InMemoryRepository())
+        yield make_world(memory_stores())
         return
     with embedded_aws():
-        yield make_world(create_repository())
+        yield make_world(create_stores())

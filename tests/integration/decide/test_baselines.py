@@ -3,10 +3,10 @@
 from decimal import Decimal
 
 from arena_core.agents.baselines import AlwaysHold, MarketFollower, RandomAgent
-from arena_core.decision import parse_decision
-from arena_core.domain.decision import Action
+from arena_core.domain.answer import Action
+from arena_core.domain.decisions import DecisionStatus
 from arena_core.ports.agent import AgentContext
-from arena_core.services.decide import DecideStatus
+from arena_core.protocol import parse_answer
 from tests.integration.decide.conftest import UNIVERSE, World
 from tests.support.builders import RUN_AT
 
@@ -16,7 +16,7 @@ def context(week: int = 1, agent_id: str = "a") -> AgentContext:
 
 
 def test_market_follower_backs_favourites_sized_by_price() -> None:
-    decision = parse_decision(MarketFollower().respond([], context()).text)
+    decision = parse_answer(MarketFollower().respond([], context()).text)
     assert decision.action is Action.BET
     picks = {(b.market_id, b.side): b.amount for b in decision.bets}
     assert ("m1", "NO") in picks
@@ -25,7 +25,7 @@ def test_market_follower_backs_favourites_sized_by_price() -> None:
 
 
 def test_always_hold() -> None:
-    assert parse_decision(AlwaysHold().respond([], context()).text).action is Action.HOLD
+    assert parse_answer(AlwaysHold().respond([], context()).text).action is Action.HOLD
 
 
 def test_random_is_reproducible_per_seed_agent_and_week() -> None:
@@ -37,13 +37,13 @@ def test_random_is_reproducible_per_seed_agent_and_week() -> None:
     }
     assert len(answers) > 1
     for text in answers:
-        parse_decision(text)
+        parse_answer(text)
 
 
 def test_baselines_run_through_the_decide_service(world: World) -> None:
     for index, agent in enumerate((MarketFollower(), AlwaysHold(), RandomAgent(seed=1))):
         result = world.service().decide(world.request(agent=index), agent)
-        assert result.status in (DecideStatus.SUCCEEDED, DecideStatus.RETRYABLE_FAILURE)
+        assert result.status in (DecisionStatus.SUCCEEDED, DecisionStatus.RETRYABLE_FAILURE)
         assert not result.fallback
-    follower = world.repo.trades(world.agents[0].agent_id)
+    follower = world.stores.ledger.trades(world.agents[0].agent_id)
     assert len(follower) >= 2

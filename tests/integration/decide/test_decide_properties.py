@@ -7,11 +7,11 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena_core.adapters.memory import InMemoryRepository
 from arena_core.domain.portfolio import TradeKind
 from arena_core.domain.rules import MAX_BET_FRACTION, MIN_BET
 from arena_core.domain.valuation import reconcile
 from arena_core.services.decide import DecideRequest
+from arena_local.memory import memory_stores
 from tests.integration.decide.conftest import UNIVERSE, make_world
 from tests.support.agents import ScriptedAgent
 from tests.support.builders import RUN_AT
@@ -36,7 +36,7 @@ replies = st.one_of(
 @settings(max_examples=150, deadline=None)
 @given(st.lists(replies, min_size=1, max_size=3))
 def test_executed_trades_never_break_a_rule(week_replies: list[Any]) -> None:
-    world = make_world(InMemoryRepository())
+    world = make_world(memory_stores())
     agent_id = world.agents[0].agent_id
     for week, reply in enumerate(week_replies):
         text = reply if isinstance(reply, str) else json.dumps(reply)
@@ -45,15 +45,15 @@ def test_executed_trades_never_break_a_rule(week_replies: list[Any]) -> None:
         )
         world.service().decide(request, ScriptedAgent(text))
     prices = {m.market_id: m for m in UNIVERSE}
-    for trade in world.repo.trades(agent_id):
+    for trade in world.stores.ledger.trades(agent_id):
         assert Decimal(0) < trade.price < Decimal(1)
         assert trade.cash_after >= 0
         if trade.kind is TradeKind.BUY:
             assert trade.amount >= MIN_BET
             assert trade.amount <= trade.cash_before * MAX_BET_FRACTION
             assert trade.price == prices[trade.market_id].side_price(trade.side)
-    agent = world.repo.get_agent(agent_id)
+    agent = world.stores.ledger.get_agent(agent_id)
     assert agent.cash >= 0
-    reconcile(agent.cash, world.repo.trades(agent_id), [])
-    positions = [p for p in world.repo.positions(agent_id) if p.is_open]
+    reconcile(agent.cash, world.stores.ledger.trades(agent_id), [])
+    positions = [p for p in world.stores.ledger.positions(agent_id) if p.is_open]
     assert len({(p.market_id, p.side) for p in positions}) == len(positions)

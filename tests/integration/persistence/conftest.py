@@ -4,15 +4,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena_core.adapters.memory import InMemoryRepository
-from arena_core.ports.repository import Repository
-from tests.support.aws import create_repository, embedded_aws
+from arena_core.ports.stores import Stores
+from arena_local.memory import memory_stores
+from tests.support.aws import create_stores, embedded_aws
 
 
 @pytest.fixture(params=["dynamodb", "memory"])
-def repo(request: pytest.FixtureRequest) -> Iterator[Repository]:
+def stores(request: pytest.FixtureRequest) -> Iterator[Stores]:
     if request.param == "memory":
-        yield InMemoryRepository()
+        yield memory_stores()
         return
     with embedded_aws():
-        yield create_repository()
+        yield create_stores()

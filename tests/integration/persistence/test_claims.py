@@ -5,80 +5,84 @@ from datetime import timedelta
 
 import pytest
 
+from arena_core.domain.answer import Action
+from arena_core.domain.decisions import DecisionStatus
 from arena_core.errors import (
     AttemptsExhaustedError,
     ClaimHeldError,
     ClaimLostError,
     DecisionAlreadySucceededError,
 )
-from arena_core.ports.repository import DecisionStatus, Repository
-from tests.support.builders import RUN_AT, open_cohort
+from arena_core.ports.stores import Stores
+from tests.support.builders import RUN_AT, consultation, hold_outcome, open_cohort
 
 LEASE = timedelta(minutes=15)
 
 
-def claim(repo: Repository, owner: str, *, at=RUN_AT, max_attempts: int = 3):  # type: ignore[no-untyped-def]
-    _, agents = open_cohort(repo)
-    return repo.claim_decision(
+def claim(stores: Stores, owner: str, *, at=RUN_AT, max_attempts: int = 3):  # type: ignore[no-untyped-def]
+    _, agents = open_cohort(stores)
+    return stores.decisions.claim_decision(
         agents[0], 1, owner=owner, now=at, lease=LEASE, max_attempts=max_attempts
     )
 
 
-def test_first_claim_creates_the_row(repo: Repository) -> None:
-    record = claim(repo, "run-a")
+def test_first_claim_creates_the_row(stores: Stores) -> None:
+    record = claim(stores, "run-a")
     assert record.status is DecisionStatus.CLAIMED
     assert record.owner == "run-a"
     assert record.lease_until == RUN_AT + LEASE
     assert record.claims == 1
     assert record.attempts == 0
-    assert repo.get_decision(record.decision_id) == record
+    assert stores.decisions.get_decision(record.decision_id) == record
 
 
-def test_a_live_claim_is_held(repo: Repository) -> None:
-    claim(repo, "run-a")
+def test_a_live_claim_is_held(stores: Stores) -> None:
+    claim(stores, "run-a")
     with pytest.raises(ClaimHeldError):
-        claim(repo, "run-b", at=RUN_AT + timedelta(minutes=1))
+        claim(stores, "run-b", at=RUN_AT + timedelta(minutes=1))
 
 
-def test_an_expired_lease_is_taken_over_and_the_old_owner_is_locked_out(repo: Repository) -> None:
-    first = claim(repo, "run-a")
-    taken = claim(repo, "run-b", at=RUN_AT + LEASE + timedelta(seconds=1))
+def test_an_expired_lease_is_taken_over_and_the_old_owner_is_locked_out(stores: Stores) -> None:
+    first = claim(stores, "run-a")
+    taken = claim(stores, "run-b", at=RUN_AT + LEASE + timedelta(seconds=1))
     assert taken.owner == "run-b"
     assert taken.claims == 2
     with pytest.raises(ClaimLostError):
-        repo.save_checkpoint(first.decision_id, owner="run-a", checkpoint={"x": 1}, now=RUN_AT)
+        stores.decisions.save_checkpoint(
+            first.decision_id, owner="run-a", checkpoint=consultation(), now=RUN_AT
+        )
     with pytest.raises(ClaimLostError):
-        repo.finish_decision(
+        stores.decisions.finish_decision(
             first.decision_id, owner="run-a", status=DecisionStatus.SUCCEEDED, now=RUN_AT
         )
-    done = repo.finish_decision(
+    done = stores.decisions.finish_decision(
         first.decision_id,
         owner="run-b",
         status=DecisionStatus.SUCCEEDED,
         now=RUN_AT,
-        outcome={"action": "HOLD"},
+        outcome=hold_outcome(),
     )
     assert done.status is DecisionStatus.SUCCEEDED
-    assert done.outcome == {"action": "HOLD"}
+    assert done.outcome == hold_outcome()
 
 
-def test_a_succeeded_decision_is_final(repo: Repository) -> None:
-    record = claim(repo, "run-a")
-    repo.finish_decision(
+def test_a_succeeded_decision_is_final(stores: Stores) -> None:
+    record = claim(stores, "run-a")
+    stores.decisions.finish_decision(
         record.decision_id, owner="run-a", status=DecisionStatus.SUCCEEDED, now=RUN_AT
     )
     with pytest.raises(DecisionAlreadySucceededError):
-        claim(repo, "run-b", at=RUN_AT + timedelta(days=1))
+        claim(stores, "run-b", at=RUN_AT + timedelta(days=1))
 
 
-def test_retryable_failures_reclaim_until_the_attempt_limit(repo: Repository) -> None:
-    _, agents = open_cohort(repo)
+def test_retryable_failures_reclaim_until_the_attempt_limit(stores: Stores) -> None:
+    _, agents = open_cohort(stores)
     agent = agents[0]
     for attempt in range(1, 3):
-        record = repo.claim_decision(
+        record = stores.decisions.claim_decision(
             agent, 1, owner=f"run-{attempt}", now=RUN_AT, lease=LEASE, max_attempts=2
         )
-        failed = repo.finish_decision(
+        failed = stores.decisions.finish_decision(
             record.decision_id,
             owner=f"run-{attempt}",
             status=DecisionStatus.RETRYABLE_FAILURE,
@@ -88,34 +92,38 @@ def test_retryable_failures_reclaim_until_the_attempt_limit(repo: Repository) ->
         assert failed.attempts == attempt
         assert failed.error == "zero trades"
     with pytest.raises(AttemptsExhaustedError):
-        repo.claim_decision(agent, 1, owner="run-3", now=RUN_AT, lease=LEASE, max_attempts=2)
+        stores.decisions.claim_decision(
+            agent, 1, owner="run-3", now=RUN_AT, lease=LEASE, max_attempts=2
+        )
 
 
-def test_a_failed_decision_cannot_be_claimed(repo: Repository) -> None:
-    record = claim(repo, "run-a")
-    repo.finish_decision(
+def test_a_failed_decision_cannot_be_claimed(stores: Stores) -> None:
+    record = claim(stores, "run-a")
+    stores.decisions.finish_decision(
         record.decision_id, owner="run-a", status=DecisionStatus.FAILED, now=RUN_AT, error="401"
     )
     with pytest.raises(AttemptsExhaustedError):
-        claim(repo, "run-b", at=RUN_AT + timedelta(days=1))
+        claim(stores, "run-b", at=RUN_AT + timedelta(days=1))
 
 
-def test_checkpoint_and_extension_by_the_owner(repo: Repository) -> None:
-    record = claim(repo, "run-a")
-    repo.save_checkpoint(
-        record.decision_id, owner="run-a", checkpoint={"decision": {"action": "BET"}}, now=RUN_AT
+def test_checkpoint_and_extension_by_the_owner(stores: Stores) -> None:
+    record = claim(stores, "run-a")
+    stores.decisions.save_checkpoint(
+        record.decision_id, owner="run-a", checkpoint=consultation(Action.BET), now=RUN_AT
     )
-    repo.extend_claim(record.decision_id, owner="run-a", lease_until=RUN_AT + timedelta(hours=1))
-    stored = repo.get_decision(record.decision_id)
+    stores.decisions.extend_claim(
+        record.decision_id, owner="run-a", lease_until=RUN_AT + timedelta(hours=1)
+    )
+    stored = stores.decisions.get_decision(record.decision_id)
     assert stored is not None
-    assert stored.checkpoint == {"decision": {"action": "BET"}}
+    assert stored.checkpoint == consultation(Action.BET)
     assert stored.lease_until == RUN_AT + timedelta(hours=1)
     with pytest.raises(ClaimLostError):
-        repo.extend_claim(record.decision_id, owner="intruder", lease_until=RUN_AT)
+        stores.decisions.extend_claim(record.decision_id, owner="intruder", lease_until=RUN_AT)
 
 
-def test_ten_concurrent_claimers_one_winner(repo: Repository) -> None:
-    _, agents = open_cohort(repo)
+def test_ten_concurrent_claimers_one_winner(stores: Stores) -> None:
+    _, agents = open_cohort(stores)
     winners: list[str] = []
     losers: list[Exception] = []
     lock = threading.Lock()
@@ -124,7 +132,7 @@ def test_ten_concurrent_claimers_one_winner(repo: Repository) -> None:
     def claimer(n: int) -> None:
         barrier.wait()
         try:
-            repo.claim_decision(
+            stores.decisions.claim_decision(
                 agents[0], 1, owner=f"run-{n}", now=RUN_AT, lease=LEASE, max_attempts=3
             )
         except ClaimHeldError as exc:
@@ -141,16 +149,18 @@ def test_ten_concurrent_claimers_one_winner(repo: Repository) -> None:
         t.join()
     assert len(winners) == 1
     assert len(losers) == 9
-    record = repo.get_decision(repo.decisions(agents[0].agent_id)[0].decision_id)
+    record = stores.decisions.get_decision(
+        stores.decisions.decisions(agents[0].agent_id)[0].decision_id
+    )
     assert record is not None
     assert record.owner == winners[0]
     assert record.claims == 1
 
 
-def test_two_owners_racing_to_complete_only_the_owner_lands(repo: Repository) -> None:
-    old = claim(repo, "run-old")
-    repo.claim_decision(
-        repo.get_agent(old.agent_id),
+def test_two_owners_racing_to_complete_only_the_owner_lands(stores: Stores) -> None:
+    old = claim(stores, "run-old")
+    stores.decisions.claim_decision(
+        stores.ledger.get_agent(old.agent_id),
         1,
         owner="run-new",
         now=RUN_AT + LEASE * 2,
@@ -163,12 +173,12 @@ def test_two_owners_racing_to_complete_only_the_owner_lands(repo: Repository) ->
     def complete(owner: str) -> None:
         barrier.wait()
         try:
-            repo.finish_decision(
+            stores.decisions.finish_decision(
                 old.decision_id,
                 owner=owner,
                 status=DecisionStatus.SUCCEEDED,
                 now=RUN_AT,
-                outcome={"by": owner},
+                outcome=hold_outcome(reasoning=owner),
             )
             results[owner] = "landed"
         except ClaimLostError:
@@ -180,6 +190,6 @@ def test_two_owners_racing_to_complete_only_the_owner_lands(repo: Repository) ->
     for t in threads:
         t.join()
     assert results == {"run-old": "refused", "run-new": "landed"}
-    final = repo.get_decision(old.decision_id)
+    final = stores.decisions.get_decision(old.decision_id)
     assert final is not None
-    assert final.outcome == {"by": "run-new"}
+    assert final.outcome == hold_outcome(reasoning="run-new")

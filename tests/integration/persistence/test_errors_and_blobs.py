@@ -10,23 +10,23 @@ import pytest
 from botocore.exceptions import ClientError
 
 from arena_core.adapters.dynamodb.table import Table
-from arena_core.adapters.memory import InMemoryBlobStore
 from arena_core.adapters.retry import Retrier, RetryPolicy
 from arena_core.adapters.s3_blobs import S3BlobStore
 from arena_core.domain import accounting
 from arena_core.domain.accounting import TradeContext
 from arena_core.errors import NotFoundError, PersistenceError, VersionConflictError
 from arena_core.ports.blob_store import BlobStore
-from arena_core.ports.repository import Repository
+from arena_core.ports.stores import Stores
+from arena_local.memory import InMemoryBlobStore
 from tests.support.aws import embedded_aws
 from tests.support.builders import RUN_AT, binary, open_cohort
 from tests.support.fake_time import FakeTime
 
 
-def test_a_stale_version_is_a_typed_conflict_and_changes_nothing(repo: Repository) -> None:
-    _, agents = open_cohort(repo)
+def test_a_stale_version_is_a_typed_conflict_and_changes_nothing(stores: Stores) -> None:
+    _, agents = open_cohort(stores)
     agent = agents[0]
-    record = repo.claim_decision(
+    record = stores.decisions.claim_decision(
         agent, 1, owner="o", now=RUN_AT, lease=timedelta(minutes=5), max_attempts=3
     )
     ctx = TradeContext(
@@ -36,9 +36,9 @@ def test_a_stale_version_is_a_typed_conflict_and_changes_nothing(repo: Repositor
         ctx, cash=agent.cash, market=binary("m1"), side="YES", amount=Decimal("100"), existing=None
     )
     with pytest.raises(VersionConflictError, match=agent.agent_id):
-        repo.apply_trade(execution, expected_version=agent.version + 1, owner="o")
-    assert repo.trades(agent.agent_id) == []
-    assert repo.get_agent(agent.agent_id) == agent
+        stores.ledger.apply_trade(execution, expected_version=agent.version + 1, owner="o")
+    assert stores.ledger.trades(agent.agent_id) == []
+    assert stores.ledger.get_agent(agent.agent_id) == agent
 
 
 def throttled(code: str) -> ClientError:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from arena_core.adapters.dynamodb import DynamoRepository
-from arena_core.domain.decision import BetInstruction
-from arena_core.services.trading import execute_all
+from arena_core.adapters.dynamodb import dynamo_stores
+from arena_core.domain.answer import BetInstruction
+from arena_core.services.trading import TradeRun, execute_all
 from tests.integration.persistence.test_trades_and_settlement import LEASE, MARKETS
-from tests.support.aws import create_repository, embedded_aws
+from tests.support.aws import TABLE, create_stores, dynamo_client, embedded_aws
 from tests.support.builders import RUN_AT, open_cohort
 
 
@@ -24,30 +24,26 @@ class CountingClient:
 
 def test_unchanged_agents_cost_one_batch_read_and_changed_ones_a_query() -> None:
     with embedded_aws():
-        seeded = create_repository()
+        seeded = create_stores()
         _, agents = open_cohort(seeded)
-        client = CountingClient(seeded.table.client)
-        repo = DynamoRepository(client, seeded.table.name)
+        client = CountingClient(dynamo_client())
+        stores = dynamo_stores(client, TABLE)
         ids = [a.agent_id for a in agents]
-        repo.holdings_of(ids)
+        stores.ledger.holdings_of(ids)
         assert client.calls["query"] == len(ids)
         client.calls.clear()
-        repo.holdings_of(ids)
+        stores.ledger.holdings_of(ids)
         assert client.calls == {"batch_get_item": 1}
-        record = repo.claim_decision(
+        record = stores.decisions.claim_decision(
             agents[0], 1, owner="o", now=RUN_AT, lease=LEASE, max_attempts=3
         )
         bet = BetInstruction(market_id="m1", side="YES", amount=100)
         execute_all(
-            repo,
-            agent_id=agents[0].agent_id,
-            decision_id=record.decision_id,
-            owner="o",
-            instructions=[bet],
-            markets=MARKETS,
-            at=RUN_AT,
+            stores.ledger,
+            TradeRun(agents[0].agent_id, record.decision_id, "o", MARKETS, RUN_AT),
+            [bet],
         )
         client.calls.clear()
-        fresh = repo.holdings_of(ids)
+        fresh = stores.ledger.holdings_of(ids)
         assert client.calls["query"] == 1  # only the agent that traded is read again
         assert [p.market_id for p in fresh[agents[0].agent_id].positions] == ["m1"]

@@ -11,20 +11,21 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from arena_core.adapters.memory import InMemoryRepository
+from arena_core.domain.answer import BetInstruction, SellInstruction
 from arena_core.domain.cohort import Agent, Cohort
-from arena_core.domain.decision import BetInstruction, SellInstruction
+from arena_core.domain.decisions import DecisionRecord, DecisionStatus
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.market import Market, ResolutionKind
 from arena_core.domain.portfolio import PortfolioSnapshot
 from arena_core.domain.valuation import reconcile
 from arena_core.errors import ArenaError
-from arena_core.ports.repository import DecisionRecord, DecisionStatus, Repository
+from arena_core.ports.stores import Stores
 from arena_core.services.settlement import settle_market
-from arena_core.services.trading import execute_all
-from tests.support.aws import create_repository, embedded_aws
+from arena_core.services.trading import TradeRun, execute_all
+from arena_local.memory import memory_stores
+from tests.support.aws import create_stores, embedded_aws
 from tests.support.builders import RUN_AT, WEEK0, binary, resolved
-from tests.support.crash import CrashingRepository, SimulatedCrash
+from tests.support.crash import SimulatedCrash, crashing
 
 MARKET_IDS = ["m1", "m2", "m3"]
 LEASE = timedelta(minutes=15)
@@ -57,11 +58,11 @@ class Agreement(RuleBasedStateMachine):
         super().__init__()
         self._aws = embedded_aws()
         self._aws.__enter__()
-        self.repos: list[Repository] = [InMemoryRepository(), create_repository()]
+        self.repos: list[Stores] = [memory_stores(), create_stores()]
         cohort = Cohort.open(WEEK0, default_lineup(include_llms=False))
         self.agents: list[Agent] = list(cohort.agents())
-        for repo in self.repos:
-            repo.create_cohort(cohort, self.agents)
+        for stores in self.repos:
+            stores.cohorts.create_cohort(cohort, self.agents)
         self.settled: set[str] = set()
         self.minutes = 0
 
@@ -69,15 +70,15 @@ class Agreement(RuleBasedStateMachine):
         self._aws.__exit__(None, None, None)
 
     def both(self, action: Any) -> Any:
-        results = [outcome_of(lambda repo=repo: action(repo)) for repo in self.repos]
+        results = [outcome_of(lambda stores=stores: action(stores)) for stores in self.repos]
         assert results[0] == results[1], results
         return results[0]
 
     def _markets(self, price: str) -> dict[str, Market]:
         return {m: binary(m, price) for m in MARKET_IDS if m not in self.settled}
 
-    def _resolve_sells(self, repo: Repository, agent: Agent, items: list[Any]) -> list[Any]:
-        positions = repo.positions(agent.agent_id)
+    def _resolve_sells(self, stores: Stores, agent: Agent, items: list[Any]) -> list[Any]:
+        positions = stores.ledger.positions(agent.agent_id)
         resolved_items = []
         for item in items:
             if isinstance(item, SellInstruction) and positions:
@@ -91,7 +92,12 @@ class Agreement(RuleBasedStateMachine):
     def reopen(self, days: int) -> None:
         """Opening any moment of an existing week returns it; a new week creates a cohort."""
         cohort = Cohort.open(WEEK0 + timedelta(days=days), default_lineup(include_llms=False))
-        self.both(lambda r: (r.create_cohort(cohort, cohort.agents())[1], len(r.active_cohorts())))
+        self.both(
+            lambda r: (
+                r.cohorts.create_cohort(cohort, cohort.agents())[1],
+                len(r.cohorts.active_cohorts()),
+            )
+        )
 
     @rule(
         agent=st.integers(0, 1),
@@ -103,7 +109,7 @@ class Agreement(RuleBasedStateMachine):
         self.minutes += 20 if later else 1
         now = RUN_AT + timedelta(minutes=self.minutes)
         self.both(
-            lambda r: r.claim_decision(
+            lambda r: r.decisions.claim_decision(
                 self.agents[agent], week, owner=owner, now=now, lease=LEASE, max_attempts=2
             )
         )
@@ -130,21 +136,11 @@ class Agreement(RuleBasedStateMachine):
         # Claim first (as the decide service does); a claim already held by this owner is fine.
         self.claim(agent, week, owner, later=False)
 
-        def act(repo: Repository) -> Any:
-            target = (
-                repo
-                if crash_after is None
-                else CrashingRepository(repo, "apply_trade", crash_after)
-            )
-            outcomes = execute_all(
-                cast(Repository, target),
-                agent_id=who.agent_id,
-                decision_id=decision_id,
-                owner=owner,
-                instructions=self._resolve_sells(repo, who, items),
-                markets=self._markets(price),
-                at=RUN_AT,
-            )
+        def act(stores: Stores) -> Any:
+            target = stores if crash_after is None else crashing(stores, "apply_trade", crash_after)
+            trade_run = TradeRun(who.agent_id, decision_id, owner, self._markets(price), RUN_AT)
+            orders = self._resolve_sells(stores, who, items)
+            outcomes = execute_all(cast(Stores, target).ledger, trade_run, orders)
             return [(o.trade_id, o.executed, o.rejected_rule) for o in outcomes]
 
         result = self.both(act)
@@ -162,7 +158,11 @@ class Agreement(RuleBasedStateMachine):
     def finish(self, agent: int, week: int, owner: str, status: DecisionStatus) -> None:
         decision_id = DecisionRecord.id_for(self.agents[agent].agent_id, week)
         self.both(
-            lambda r: r.finish_decision(decision_id, owner=owner, status=status, now=RUN_AT).status
+            lambda r: (
+                r.decisions.finish_decision(
+                    decision_id, owner=owner, status=status, now=RUN_AT
+                ).status
+            )
         )
 
     @rule(
@@ -174,18 +174,16 @@ class Agreement(RuleBasedStateMachine):
     def settle(
         self, market: str, kind: ResolutionKind, winner: str, crash_after: int | None
     ) -> None:
-        held = self.repos[0].markets_with_open_positions()
+        held = self.repos[0].markets.markets_with_open_positions()
         if held:  # mostly settle markets that hold positions: that is where the risk is
             market = held[MARKET_IDS.index(market) % len(held)]
         final = resolved(binary(market), kind, winner if kind is ResolutionKind.WINNER else None)
 
-        def act(repo: Repository) -> Any:
+        def act(stores: Stores) -> Any:
             target = (
-                repo
-                if crash_after is None
-                else CrashingRepository(repo, "apply_settlement", crash_after)
+                stores if crash_after is None else crashing(stores, "apply_settlement", crash_after)
             )
-            report = settle_market(cast(Repository, target), final, RUN_AT + timedelta(days=1))
+            report = settle_market(cast(Stores, target), final, RUN_AT + timedelta(days=1))
             return (len(report.settled), report.marked_resolved)
 
         result = self.both(act)
@@ -217,7 +215,7 @@ class Agreement(RuleBasedStateMachine):
             )
             for m in minutes
         ]
-        self.both(lambda r: r.put_snapshots(batch))
+        self.both(lambda r: r.views.put_snapshots(batch))
 
     @invariant()
     def snapshots_agree(self) -> None:
@@ -225,32 +223,41 @@ class Agreement(RuleBasedStateMachine):
         for agent in self.agents[:2]:
             reads = [
                 (
-                    repo.snapshots(agent.agent_id, RUN_AT, end),
-                    repo.hourly_snapshots(agent.agent_id, RUN_AT, end),
+                    stores.views.snapshots(agent.agent_id, RUN_AT, end),
+                    stores.views.hourly_snapshots(agent.agent_id, RUN_AT, end),
                 )
-                for repo in self.repos
+                for stores in self.repos
             ]
             assert reads[0] == reads[1]
         memory, dynamo = self.repos
         cohort_id = self.agents[0].cohort_id
-        assert memory.latest_snapshots(cohort_id) == dynamo.latest_snapshots(cohort_id)
+        assert memory.views.latest_snapshots(cohort_id) == dynamo.views.latest_snapshots(cohort_id)
 
     @invariant()
     def ledgers_agree_and_reconcile(self) -> None:
         memory, dynamo = self.repos
         for agent in self.agents:
             views = []
-            for repo in self.repos:
-                current = repo.get_agent(agent.agent_id)
-                trades, settlements = repo.trades(agent.agent_id), repo.settlements(agent.agent_id)
+            for stores in self.repos:
+                current = stores.ledger.get_agent(agent.agent_id)
+                trades, settlements = (
+                    stores.ledger.trades(agent.agent_id),
+                    stores.ledger.settlements(agent.agent_id),
+                )
                 reconcile(current.cash, trades, settlements)
                 assert current.cash >= 0
-                positions = repo.positions(agent.agent_id)
-                scores, decisions = repo.bet_scores(agent.agent_id), repo.decisions(agent.agent_id)
+                positions = stores.ledger.positions(agent.agent_id)
+                scores, decisions = (
+                    stores.ledger.bet_scores(agent.agent_id),
+                    stores.decisions.decisions(agent.agent_id),
+                )
                 views.append((current, trades, positions, settlements, scores, decisions))
             assert views[0] == views[1]
-        assert memory.markets_with_open_positions() == dynamo.markets_with_open_positions()
-        assert memory.family_aggregates() == dynamo.family_aggregates()
+        assert (
+            memory.markets.markets_with_open_positions()
+            == dynamo.markets.markets_with_open_positions()
+        )
+        assert memory.views.family_aggregates() == dynamo.views.family_aggregates()
 
 
 Agreement.TestCase.settings = settings(

@@ -6,17 +6,18 @@ from typing import Any, cast
 
 import pytest
 
+from arena_core.domain.answer import BetInstruction, SellInstruction
 from arena_core.domain.cohort import Agent
-from arena_core.domain.decision import BetInstruction, SellInstruction
+from arena_core.domain.decisions import DecisionRecord
 from arena_core.domain.market import ResolutionKind
 from arena_core.domain.portfolio import PortfolioSnapshot, PositionStatus, SettlementKind
 from arena_core.domain.valuation import reconcile
 from arena_core.errors import ClaimLostError
-from arena_core.ports.repository import DecisionRecord, Repository
+from arena_core.ports.stores import Stores
 from arena_core.services.settlement import settle_market
-from arena_core.services.trading import execute_all
+from arena_core.services.trading import TradeRun, execute_all
 from tests.support.builders import RUN_AT, binary, open_cohort, resolved
-from tests.support.crash import CrashingRepository, SimulatedCrash
+from tests.support.crash import SimulatedCrash, crashing
 
 LEASE = timedelta(minutes=15)
 MARKETS = {
@@ -31,86 +32,90 @@ BETS = [
 ]
 
 
-def claimed(repo: Repository, owner: str = "run-a") -> tuple[str, DecisionRecord]:
-    _, agents = open_cohort(repo)
-    record = repo.claim_decision(agents[0], 1, owner=owner, now=RUN_AT, lease=LEASE, max_attempts=3)
+def claimed(stores: Stores, owner: str = "run-a") -> tuple[str, DecisionRecord]:
+    _, agents = open_cohort(stores)
+    record = stores.decisions.claim_decision(
+        agents[0], 1, owner=owner, now=RUN_AT, lease=LEASE, max_attempts=3
+    )
     return agents[0].agent_id, record
 
 
 def run(
-    repo: Any, agent_id: str, record: DecisionRecord, instructions: list[Any], owner: str = "run-a"
+    stores: Any,
+    agent_id: str,
+    record: DecisionRecord,
+    instructions: list[Any],
+    owner: str = "run-a",
 ) -> Any:
-    return execute_all(
-        cast(Repository, repo),
-        agent_id=agent_id,
-        decision_id=record.decision_id,
-        owner=owner,
-        instructions=instructions,
-        markets=MARKETS,
-        at=RUN_AT,
-    )
+    target = cast(Stores, stores)
+    trade_run = TradeRun(agent_id, record.decision_id, owner, MARKETS, RUN_AT)
+    return execute_all(target.ledger, trade_run, instructions)
 
 
-def ledger(repo: Repository, agent_id: str) -> tuple[Any, ...]:
+def ledger(stores: Stores, agent_id: str) -> tuple[Any, ...]:
     return (
-        repo.get_agent(agent_id).cash,
-        tuple(repo.trades(agent_id)),
-        tuple(repo.positions(agent_id)),
-        tuple(repo.settlements(agent_id)),
-        tuple(repo.bet_scores(agent_id)),
+        stores.ledger.get_agent(agent_id).cash,
+        tuple(stores.ledger.trades(agent_id)),
+        tuple(stores.ledger.positions(agent_id)),
+        tuple(stores.ledger.settlements(agent_id)),
+        tuple(stores.ledger.bet_scores(agent_id)),
     )
 
 
-def assert_reconciles(repo: Repository, agent_id: str) -> None:
-    reconcile(repo.get_agent(agent_id).cash, repo.trades(agent_id), repo.settlements(agent_id))
+def assert_reconciles(stores: Stores, agent_id: str) -> None:
+    reconcile(
+        stores.ledger.get_agent(agent_id).cash,
+        stores.ledger.trades(agent_id),
+        stores.ledger.settlements(agent_id),
+    )
 
 
-def test_trades_apply_with_rejections_recorded(repo: Repository) -> None:
-    agent_id, record = claimed(repo)
-    outcomes = run(repo, agent_id, record, BETS)
+def test_trades_apply_with_rejections_recorded(stores: Stores) -> None:
+    agent_id, record = claimed(stores)
+    outcomes = run(stores, agent_id, record, BETS)
     assert [o.executed for o in outcomes] == [True, True, True, False, False]
     assert outcomes[3].rejected_rule == "unknown_market"
     assert outcomes[4].rejected_rule == "max_bet"
-    agent = repo.get_agent(agent_id)
+    agent = stores.ledger.get_agent(agent_id)
     assert agent.cash == Decimal("7700")
     assert agent.version == 3
-    positions = repo.positions(agent_id)
+    positions = stores.ledger.positions(agent_id)
     assert len(positions) == 2  # the second m1 bet added to the first position
-    assert repo.markets_with_open_positions() == ["m1", "m2"]
-    stored = repo.get_decision(record.decision_id)
+    assert stores.markets.markets_with_open_positions() == ["m1", "m2"]
+    stored = stores.decisions.get_decision(record.decision_id)
     assert stored is not None
     assert stored.trades_applied == 3
-    assert_reconciles(repo, agent_id)
+    assert_reconciles(stores, agent_id)
 
 
-def test_applying_the_same_decision_twice_changes_nothing(repo: Repository) -> None:
-    agent_id, record = claimed(repo)
-    run(repo, agent_id, record, BETS)
-    before = ledger(repo, agent_id)
-    again = run(repo, agent_id, record, BETS)
+def test_applying_the_same_decision_twice_changes_nothing(stores: Stores) -> None:
+    agent_id, record = claimed(stores)
+    run(stores, agent_id, record, BETS)
+    before = ledger(stores, agent_id)
+    again = run(stores, agent_id, record, BETS)
     assert [o.executed for o in again] == [True, True, True, False, False]
-    assert ledger(repo, agent_id) == before
-    assert repo.get_agent(agent_id).version == 3
+    assert ledger(stores, agent_id) == before
+    assert stores.ledger.get_agent(agent_id).version == 3
 
 
 @pytest.mark.parametrize("k", [0, 1, 2])
 def test_interrupted_after_k_trades_then_replayed_ends_with_all_trades(
-    repo: Repository, k: int
+    stores: Stores, k: int
 ) -> None:
-    agent_id, record = claimed(repo)
+    agent_id, record = claimed(stores)
     with pytest.raises(SimulatedCrash):
-        run(CrashingRepository(repo, "apply_trade", after=k), agent_id, record, BETS)
-    assert len(repo.trades(agent_id)) == k
-    run(repo, agent_id, record, BETS)
-    assert len(repo.trades(agent_id)) == 3
-    assert repo.get_agent(agent_id).cash == Decimal("7700")
-    assert_reconciles(repo, agent_id)
+        run(crashing(stores, "apply_trade", after=k), agent_id, record, BETS)
+    assert len(stores.ledger.trades(agent_id)) == k
+    run(stores, agent_id, record, BETS)
+    assert len(stores.ledger.trades(agent_id)) == 3
+    assert stores.ledger.get_agent(agent_id).cash == Decimal("7700")
+    assert_reconciles(stores, agent_id)
 
 
-def test_a_run_that_lost_its_claim_cannot_trade(repo: Repository) -> None:
-    agent_id, record = claimed(repo)
-    repo.claim_decision(
-        repo.get_agent(agent_id),
+def test_a_run_that_lost_its_claim_cannot_trade(stores: Stores) -> None:
+    agent_id, record = claimed(stores)
+    stores.decisions.claim_decision(
+        stores.ledger.get_agent(agent_id),
         1,
         owner="run-b",
         now=RUN_AT + LEASE * 2,
@@ -118,91 +123,95 @@ def test_a_run_that_lost_its_claim_cannot_trade(repo: Repository) -> None:
         max_attempts=3,
     )
     with pytest.raises(ClaimLostError):
-        run(repo, agent_id, record, BETS[:1], owner="run-a")
-    assert repo.trades(agent_id) == []
-    assert repo.get_agent(agent_id).cash == Decimal("10000")
+        run(stores, agent_id, record, BETS[:1], owner="run-a")
+    assert stores.ledger.trades(agent_id) == []
+    assert stores.ledger.get_agent(agent_id).cash == Decimal("10000")
 
 
-def test_sell_closes_and_frees_the_market(repo: Repository) -> None:
-    agent_id, record = claimed(repo)
-    run(repo, agent_id, record, BETS[:1])
-    (position,) = repo.positions(agent_id)
+def test_sell_closes_and_frees_the_market(stores: Stores) -> None:
+    agent_id, record = claimed(stores)
+    run(stores, agent_id, record, BETS[:1])
+    (position,) = stores.ledger.positions(agent_id)
     sell = SellInstruction(position_id=position.position_id, percentage=Decimal("100"))
-    outcomes = run(repo, agent_id, record, [*BETS[:1], sell])
+    outcomes = run(stores, agent_id, record, [*BETS[:1], sell])
     assert outcomes[1].executed
-    (closed,) = repo.positions(agent_id)
+    (closed,) = stores.ledger.positions(agent_id)
     assert closed.status is PositionStatus.CLOSED
-    assert repo.markets_with_open_positions() == []
-    assert_reconciles(repo, agent_id)
+    assert stores.markets.markets_with_open_positions() == []
+    assert_reconciles(stores, agent_id)
 
 
-def test_settlement_pays_scores_and_marks_resolved_once(repo: Repository) -> None:
-    agent_id, record = claimed(repo)
-    run(repo, agent_id, record, BETS)
+def test_settlement_pays_scores_and_marks_resolved_once(stores: Stores) -> None:
+    agent_id, record = claimed(stores)
+    run(stores, agent_id, record, BETS)
     m1 = resolved(MARKETS["m1"], ResolutionKind.WINNER, "YES")
-    report = settle_market(repo, m1, RUN_AT + timedelta(days=2))
+    report = settle_market(stores, m1, RUN_AT + timedelta(days=2))
     assert report.marked_resolved
     (settlement,) = report.settled
     assert settlement.kind is SettlementKind.WON
     assert settlement.payout == Decimal("4500")  # 2500 + 2000 shares at $1
-    assert len(repo.bet_scores(agent_id)) == 2
-    aggregate = repo.family_aggregates()[repo.get_agent(agent_id).family_id]
+    assert len(stores.ledger.bet_scores(agent_id)) == 2
+    aggregate = stores.views.family_aggregates()[stores.ledger.get_agent(agent_id).family_id]
     assert aggregate.scored_bets == 2
     assert aggregate.wins == 2
     assert aggregate.trades == 3
-    assert aggregate.brier_sum == sum((s.brier for s in repo.bet_scores(agent_id)), Decimal(0))
-    before = ledger(repo, agent_id)
-    rerun = settle_market(repo, m1, RUN_AT + timedelta(days=3))
+    assert aggregate.brier_sum == sum(
+        (s.brier for s in stores.ledger.bet_scores(agent_id)), Decimal(0)
+    )
+    before = ledger(stores, agent_id)
+    rerun = settle_market(stores, m1, RUN_AT + timedelta(days=3))
     assert rerun.settled == ()
     assert not rerun.marked_resolved
-    assert ledger(repo, agent_id) == before
-    assert repo.family_aggregates()[repo.get_agent(agent_id).family_id] == aggregate
-    assert repo.markets_with_open_positions() == ["m2"]
-    assert_reconciles(repo, agent_id)
+    assert ledger(stores, agent_id) == before
+    assert (
+        stores.views.family_aggregates()[stores.ledger.get_agent(agent_id).family_id] == aggregate
+    )
+    assert stores.markets.markets_with_open_positions() == ["m2"]
+    assert_reconciles(stores, agent_id)
 
 
-def test_crash_between_settlements_then_rerun(repo: Repository) -> None:
-    _, agents = open_cohort(repo)
+def test_crash_between_settlements_then_rerun(stores: Stores) -> None:
+    _, agents = open_cohort(stores)
     for agent in agents[:3]:
-        record = repo.claim_decision(agent, 1, owner="run", now=RUN_AT, lease=LEASE, max_attempts=3)
-        run(repo, agent.agent_id, record, BETS[:2], owner="run")
+        record = stores.decisions.claim_decision(
+            agent, 1, owner="run", now=RUN_AT, lease=LEASE, max_attempts=3
+        )
+        run(stores, agent.agent_id, record, BETS[:2], owner="run")
     m2 = resolved(MARKETS["m2"], ResolutionKind.SPLIT)
     with pytest.raises(SimulatedCrash):
-        settle_market(
-            cast(Repository, CrashingRepository(repo, "apply_settlement", after=1)), m2, RUN_AT
-        )
-    assert repo.markets_with_open_positions() == ["m1", "m2"]
-    assert repo.get_markets(["m2"]) == {}
-    report = settle_market(repo, m2, RUN_AT)
+        settle_market(crashing(stores, "apply_settlement", after=1), m2, RUN_AT)
+    assert stores.markets.markets_with_open_positions() == ["m1", "m2"]
+    assert stores.markets.get_markets(["m2"]) == {}
+    report = settle_market(stores, m2, RUN_AT)
     assert len(report.settled) == 2
     assert report.marked_resolved
-    assert repo.markets_with_open_positions() == ["m1"]
+    assert stores.markets.markets_with_open_positions() == ["m1"]
     for agent in agents[:3]:
-        (split,) = repo.settlements(agent.agent_id)
+        (split,) = stores.ledger.settlements(agent.agent_id)
         assert split.kind is SettlementKind.SPLIT
         assert split.payout == Decimal("333.33")  # 666.666666 NO shares at $0.50
-        assert repo.bet_scores(agent.agent_id) == []
-        assert_reconciles(repo, agent.agent_id)
+        assert stores.ledger.bet_scores(agent.agent_id) == []
+        assert_reconciles(stores, agent.agent_id)
 
 
-def test_indeterminate_market_refunds_at_cost(repo: Repository) -> None:
-    agent_id, record = claimed(repo)
-    run(repo, agent_id, record, BETS[:1])
-    settle_market(repo, resolved(MARKETS["m1"], ResolutionKind.INDETERMINATE), RUN_AT)
-    (refund,) = repo.settlements(agent_id)
+def test_indeterminate_market_refunds_at_cost(stores: Stores) -> None:
+    agent_id, record = claimed(stores)
+    run(stores, agent_id, record, BETS[:1])
+    settle_market(stores, resolved(MARKETS["m1"], ResolutionKind.INDETERMINATE), RUN_AT)
+    (refund,) = stores.ledger.settlements(agent_id)
     assert refund.kind is SettlementKind.CANCELLED
     assert refund.payout == Decimal("1000")
-    assert repo.get_agent(agent_id).cash == Decimal("10000")
-    assert_reconciles(repo, agent_id)
+    assert stores.ledger.get_agent(agent_id).cash == Decimal("10000")
+    assert_reconciles(stores, agent_id)
 
 
-def test_market_is_not_marked_resolved_while_positions_remain(repo: Repository) -> None:
-    agent_id, record = claimed(repo)
-    run(repo, agent_id, record, BETS[:1])
-    assert not repo.mark_market_resolved(
+def test_market_is_not_marked_resolved_while_positions_remain(stores: Stores) -> None:
+    agent_id, record = claimed(stores)
+    run(stores, agent_id, record, BETS[:1])
+    assert not stores.markets.mark_market_resolved(
         resolved(MARKETS["m1"], ResolutionKind.WINNER, "NO"), RUN_AT
     )
-    assert repo.markets_with_open_positions() == ["m1"]
+    assert stores.markets.markets_with_open_positions() == ["m1"]
 
 
 def snapshot_of(agent: Agent, taken_at: datetime, index: int) -> PortfolioSnapshot:
@@ -222,62 +231,64 @@ def snapshot_of(agent: Agent, taken_at: datetime, index: int) -> PortfolioSnapsh
     )
 
 
-def test_snapshots_by_time_range_and_latest(repo: Repository) -> None:
-    _, agents = open_cohort(repo)
+def test_snapshots_by_time_range_and_latest(stores: Stores) -> None:
+    _, agents = open_cohort(stores)
     agent = agents[0]
     shots = [snapshot_of(agent, RUN_AT + timedelta(minutes=10 * i), i) for i in range(30)]
-    repo.put_snapshots(shots)
-    repo.put_snapshots(shots[:5])  # idempotent rewrite
-    window = repo.snapshots(
+    stores.views.put_snapshots(shots)
+    stores.views.put_snapshots(shots[:5])  # idempotent rewrite
+    window = stores.views.snapshots(
         agent.agent_id, RUN_AT + timedelta(minutes=50), RUN_AT + timedelta(minutes=100)
     )
     assert [s.taken_at for s in window] == [s.taken_at for s in shots[5:11]]
     assert window == shots[5:11]
-    assert repo.latest_snapshots(agent.cohort_id) == {agent.agent_id: shots[-1]}
+    assert stores.views.latest_snapshots(agent.cohort_id) == {agent.agent_id: shots[-1]}
 
 
-def test_hourly_snapshots_keep_the_newest_of_each_hour(repo: Repository) -> None:
-    _, agents = open_cohort(repo)
+def test_hourly_snapshots_keep_the_newest_of_each_hour(stores: Stores) -> None:
+    _, agents = open_cohort(stores)
     agent = agents[0]
     start = RUN_AT.replace(minute=0)
     shots = [snapshot_of(agent, start + timedelta(minutes=10 * i), i) for i in range(30)]
-    repo.put_snapshots(list(reversed(shots[:20])))  # a batch's order does not matter
-    repo.put_snapshots(shots[20:])
+    stores.views.put_snapshots(list(reversed(shots[:20])))  # a batch's order does not matter
+    stores.views.put_snapshots(shots[20:])
 
-    hourly = repo.hourly_snapshots(agent.agent_id, start, start + timedelta(hours=4, minutes=59))
+    hourly = stores.views.hourly_snapshots(
+        agent.agent_id, start, start + timedelta(hours=4, minutes=59)
+    )
 
     assert hourly == [shots[i] for i in (5, 11, 17, 23, 29)]  # :50 of each of the five hours
-    later = repo.hourly_snapshots(
+    later = stores.views.hourly_snapshots(
         agent.agent_id, start + timedelta(hours=2, minutes=30), start + timedelta(hours=3)
     )
     assert later == [shots[17], shots[23]]  # whole hours: the one holding start, to end's
-    assert repo.hourly_snapshots(agents[1].agent_id, start, start + timedelta(days=1)) == []
+    assert stores.views.hourly_snapshots(agents[1].agent_id, start, start + timedelta(days=1)) == []
 
 
-def test_a_later_pass_replaces_the_hours_snapshot(repo: Repository) -> None:
-    _, agents = open_cohort(repo)
+def test_a_later_pass_replaces_the_hours_snapshot(stores: Stores) -> None:
+    _, agents = open_cohort(stores)
     agent = agents[0]
     start = RUN_AT.replace(minute=0)
-    repo.put_snapshots([snapshot_of(agent, start + timedelta(minutes=10), 1)])
+    stores.views.put_snapshots([snapshot_of(agent, start + timedelta(minutes=10), 1)])
     last = snapshot_of(agent, start + timedelta(minutes=20), 2)
-    repo.put_snapshots([last])
+    stores.views.put_snapshots([last])
 
-    assert repo.hourly_snapshots(agent.agent_id, start, start) == [last]
-    assert len(repo.snapshots(agent.agent_id, start, start + timedelta(hours=1))) == 2
+    assert stores.views.hourly_snapshots(agent.agent_id, start, start) == [last]
+    assert len(stores.views.snapshots(agent.agent_id, start, start + timedelta(hours=1))) == 2
 
 
-def test_holdings_follow_every_trade_and_settlement(repo: Repository) -> None:
-    agent_id, record = claimed(repo)
-    before = repo.holdings_of([agent_id])[agent_id]
+def test_holdings_follow_every_trade_and_settlement(stores: Stores) -> None:
+    agent_id, record = claimed(stores)
+    before = stores.ledger.holdings_of([agent_id])[agent_id]
     assert (before.positions, before.scores) == ([], [])
-    run(repo, agent_id, record, BETS[:2])
-    traded = repo.holdings(agent_id)
-    assert traded.agent == repo.get_agent(agent_id)
+    run(stores, agent_id, record, BETS[:2])
+    traded = stores.ledger.holdings(agent_id)
+    assert traded.agent == stores.ledger.get_agent(agent_id)
     assert sorted(traded.positions, key=lambda p: p.position_id) == sorted(
-        repo.positions(agent_id), key=lambda p: p.position_id
+        stores.ledger.positions(agent_id), key=lambda p: p.position_id
     )
-    settle_market(repo, resolved(MARKETS["m1"], ResolutionKind.WINNER, "YES"), RUN_AT)
-    settled = repo.holdings_of([agent_id])[agent_id]
-    assert settled.scores == repo.bet_scores(agent_id)
+    settle_market(stores, resolved(MARKETS["m1"], ResolutionKind.WINNER, "YES"), RUN_AT)
+    settled = stores.ledger.holdings_of([agent_id])[agent_id]
+    assert settled.scores == stores.ledger.bet_scores(agent_id)
     assert len(settled.scores) == 1
     assert [p.status for p in settled.positions if p.market_id == "m1"] == [PositionStatus.SETTLED]

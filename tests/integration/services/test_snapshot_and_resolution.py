@@ -3,68 +3,67 @@
 from collections.abc import Iterator
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
-from arena_core.adapters.memory import InMemoryRepository
-from arena_core.domain.decision import BetInstruction
+from arena_core.domain.answer import BetInstruction
+from arena_core.domain.decisions import DecisionStatus
 from arena_core.domain.market import Market, MarketStatus, ResolutionKind
 from arena_core.domain.portfolio import SettlementKind
 from arena_core.domain.valuation import reconcile
 from arena_core.ports.clock import FixedClock
-from arena_core.ports.repository import DecisionStatus, Repository
+from arena_core.ports.stores import Stores
 from arena_core.services.resolution import ResolutionService, cohorts_for_decisions
 from arena_core.services.snapshot import SnapshotService
-from arena_core.services.trading import execute_all
-from tests.support.aws import create_repository, embedded_aws
+from arena_core.services.trading import TradeRun, execute_all
+from arena_local.memory import memory_stores
+from tests.support.aws import create_stores, embedded_aws
 from tests.support.builders import RUN_AT, binary, open_cohort, resolved
-from tests.support.crash import CrashingRepository, SimulatedCrash
+from tests.support.crash import SimulatedCrash, crashing
 from tests.support.markets import StaticMarketSource
 
 LATER = RUN_AT + timedelta(hours=1)
 
 
 @pytest.fixture(params=["memory", "dynamodb"])
-def repo(request: pytest.FixtureRequest) -> Iterator[Repository]:
+def stores(request: pytest.FixtureRequest) -> Iterator[Stores]:
     if request.param == "memory":
-        yield InMemoryRepository()
+        yield memory_stores()
         return
     with embedded_aws():
-        yield create_repository()
+        yield create_stores()
 
 
 def trade(
-    repo: Repository, agent_index: int, bets: list[tuple[str, str, str]], markets: list[Market]
+    stores: Stores, agent_index: int, bets: list[tuple[str, str, str]], markets: list[Market]
 ) -> str:
-    _, agents = open_cohort(repo)
+    _, agents = open_cohort(stores)
     agent = agents[agent_index]
-    record = repo.claim_decision(
+    record = stores.decisions.claim_decision(
         agent, 1, owner="o", now=RUN_AT, lease=timedelta(minutes=5), max_attempts=3
     )
+    orders = [BetInstruction(market_id=m, side=s, amount=Decimal(a)) for m, s, a in bets]
+    by_id = {m.market_id: m for m in markets}
     execute_all(
-        repo,
-        agent_id=agent.agent_id,
-        decision_id=record.decision_id,
-        owner="o",
-        instructions=[BetInstruction(market_id=m, side=s, amount=Decimal(a)) for m, s, a in bets],
-        markets={m.market_id: m for m in markets},
-        at=RUN_AT,
+        stores.ledger, TradeRun(agent.agent_id, record.decision_id, "o", by_id, RUN_AT), orders
     )
-    repo.finish_decision(record.decision_id, owner="o", status=DecisionStatus.SUCCEEDED, now=RUN_AT)
-    repo.mark_first_decision(agent.cohort_id, RUN_AT)
+    stores.decisions.finish_decision(
+        record.decision_id, owner="o", status=DecisionStatus.SUCCEEDED, now=RUN_AT
+    )
+    stores.cohorts.mark_first_decision(agent.cohort_id, RUN_AT)
     return agent.agent_id
 
 
 MARKETS = [binary("m1", "0.40"), binary("m2", "0.25"), binary("m3", "0.50"), binary("m4", "0.60")]
 
 
-def test_snapshot_marks_side_correct_and_writes_every_agent(repo: Repository) -> None:
-    agent_id = trade(repo, 0, [("m1", "YES", "1000"), ("m2", "NO", "750")], MARKETS)
+def test_snapshot_marks_side_correct_and_writes_every_agent(stores: Stores) -> None:
+    agent_id = trade(stores, 0, [("m1", "YES", "1000"), ("m2", "NO", "750")], MARKETS)
     source = StaticMarketSource([binary("m1", "0.50"), binary("m2", "0.20"), *MARKETS[2:]])
-    report = SnapshotService(repo, source, FixedClock(LATER)).run()
+    report = SnapshotService(stores, source, FixedClock(LATER)).run()
     assert (report.agents, report.positions, report.markets, report.requests) == (10, 2, 2, 1)
-    latest = repo.latest_snapshots(repo.get_agent(agent_id).cohort_id)
+    latest = stores.views.latest_snapshots(stores.ledger.get_agent(agent_id).cohort_id)
     assert len(latest) == 10
     snap = latest[agent_id]
     # 2500 YES shares at 0.50 + 1000 NO shares at 0.80.
@@ -73,41 +72,41 @@ def test_snapshot_marks_side_correct_and_writes_every_agent(repo: Repository) ->
     assert (snap.total_pnl, snap.total_pnl_pct) == (Decimal("300.00"), Decimal("3"))
     assert snap.taken_at == LATER
     assert snap.open_positions == 2
-    assert repo.snapshots(agent_id, LATER, LATER) == [snap]
-    points = repo.series(repo.get_agent(agent_id).family_id, "raw", LATER, LATER)
+    assert stores.views.snapshots(agent_id, LATER, LATER) == [snap]
+    points = stores.views.series(stores.ledger.get_agent(agent_id).family_id, "raw", LATER, LATER)
     assert points[0].pnl == Decimal("300.00")
 
 
-def test_a_failed_price_batch_keeps_prior_valuations(repo: Repository) -> None:
-    agent_id = trade(repo, 0, [("m1", "YES", "1000")], MARKETS)
+def test_a_failed_price_batch_keeps_prior_valuations(stores: Stores) -> None:
+    agent_id = trade(stores, 0, [("m1", "YES", "1000")], MARKETS)
     source = StaticMarketSource([binary("m1", "0.60")])
-    SnapshotService(repo, source, FixedClock(LATER)).run()
+    SnapshotService(stores, source, FixedClock(LATER)).run()
     source.failing.add("m1")
-    report = SnapshotService(repo, source, FixedClock(LATER + timedelta(minutes=10))).run()
+    report = SnapshotService(stores, source, FixedClock(LATER + timedelta(minutes=10))).run()
     assert report.failed_market_ids == ("m1",)
-    snap = repo.latest_snapshots(repo.get_agent(agent_id).cohort_id)[agent_id]
+    snap = stores.views.latest_snapshots(stores.ledger.get_agent(agent_id).cohort_id)[agent_id]
     assert snap.positions_value == Decimal("1500.00")  # 2500 shares at the stored 0.60, not 0
 
 
-def test_closed_market_without_price_keeps_valuation(repo: Repository) -> None:
-    agent_id = trade(repo, 0, [("m1", "YES", "1000")], MARKETS)
+def test_closed_market_without_price_keeps_valuation(stores: Stores) -> None:
+    agent_id = trade(stores, 0, [("m1", "YES", "1000")], MARKETS)
     source = StaticMarketSource([binary("m1", "0.70")])
-    SnapshotService(repo, source, FixedClock(LATER)).run()
+    SnapshotService(stores, source, FixedClock(LATER)).run()
     closed = binary("m1", "0.70").model_copy(update={"status": MarketStatus.CLOSED})
     closed = closed.model_copy(
         update={"outcomes": tuple(o.model_copy(update={"price": None}) for o in closed.outcomes)}
     )
     source.set(closed)
-    SnapshotService(repo, source, FixedClock(LATER + timedelta(minutes=10))).run()
-    snap = repo.latest_snapshots(repo.get_agent(agent_id).cohort_id)[agent_id]
+    SnapshotService(stores, source, FixedClock(LATER + timedelta(minutes=10))).run()
+    snap = stores.views.latest_snapshots(stores.ledger.get_agent(agent_id).cohort_id)[agent_id]
     assert snap.positions_value == Decimal("1750.00")
 
 
 def test_resolution_settles_winner_split_indeterminate_and_waits_for_disputes(
-    repo: Repository,
+    stores: Stores,
 ) -> None:
     agent_id = trade(
-        repo,
+        stores,
         0,
         [("m1", "YES", "1000"), ("m2", "NO", "750"), ("m3", "YES", "500"), ("m4", "NO", "400")],
         MARKETS,
@@ -123,7 +122,7 @@ def test_resolution_settles_winner_split_indeterminate_and_waits_for_disputes(
             disputed,
         ]
     )
-    service = ResolutionService(repo, source, FixedClock(LATER))
+    service = ResolutionService(stores, source, FixedClock(LATER))
     report = service.run()
     kinds = {s.market_id: s.settled[0].kind for s in report.settled}
     assert kinds == {
@@ -131,47 +130,49 @@ def test_resolution_settles_winner_split_indeterminate_and_waits_for_disputes(
         "m2": SettlementKind.SPLIT,
         "m3": SettlementKind.CANCELLED,
     }
-    assert repo.markets_with_open_positions() == ["m4"]
+    assert stores.markets.markets_with_open_positions() == ["m4"]
     assert report.completed_cohorts == ()
-    scores = repo.bet_scores(agent_id)
+    scores = stores.ledger.bet_scores(agent_id)
     assert [s.market_id for s in scores] == ["m1"]  # 50/50 and refunds carry no Brier
     source.set(resolved(MARKETS[3], ResolutionKind.WINNER, "YES"))
-    later = ResolutionService(repo, source, FixedClock(LATER + timedelta(hours=1))).run()
+    later = ResolutionService(stores, source, FixedClock(LATER + timedelta(hours=1))).run()
     assert [s.settled[0].kind for s in later.settled] == [SettlementKind.LOST]
-    assert later.completed_cohorts == (repo.get_agent(agent_id).cohort_id,)
-    agent = repo.get_agent(agent_id)
-    sums = reconcile(agent.cash, repo.trades(agent_id), repo.settlements(agent_id))
+    assert later.completed_cohorts == (stores.ledger.get_agent(agent_id).cohort_id,)
+    agent = stores.ledger.get_agent(agent_id)
+    sums = reconcile(
+        agent.cash, stores.ledger.trades(agent_id), stores.ledger.settlements(agent_id)
+    )
     assert sums.refunds == Decimal("500")
     assert sums.payouts == Decimal("2500") + Decimal("500.00")
     assert agent.cash == Decimal("10000") - Decimal("2650") + Decimal("3000") + Decimal("500")
 
 
-def test_crash_between_settlements_then_rerun(repo: Repository) -> None:
-    first = trade(repo, 0, [("m1", "YES", "1000")], MARKETS)
-    second = trade(repo, 1, [("m1", "NO", "600")], MARKETS)
+def test_crash_between_settlements_then_rerun(stores: Stores) -> None:
+    first = trade(stores, 0, [("m1", "YES", "1000")], MARKETS)
+    second = trade(stores, 1, [("m1", "NO", "600")], MARKETS)
     source = StaticMarketSource([resolved(MARKETS[0], ResolutionKind.WINNER, "NO")])
-    crashing = cast(Repository, CrashingRepository(repo, "apply_settlement", 1))
+    crashing_stores = crashing(stores, "apply_settlement", 1)
     with pytest.raises(SimulatedCrash):
-        ResolutionService(crashing, source, FixedClock(LATER)).run()
-    report = ResolutionService(repo, source, FixedClock(LATER)).run()
+        ResolutionService(crashing_stores, source, FixedClock(LATER)).run()
+    report = ResolutionService(stores, source, FixedClock(LATER)).run()
     assert len(report.settled[0].settled) == 1
     assert report.settled[0].marked_resolved
     for agent_id in (first, second):
-        (settlement,) = repo.settlements(agent_id)
-        agent = repo.get_agent(agent_id)
-        reconcile(agent.cash, repo.trades(agent_id), repo.settlements(agent_id))
+        (settlement,) = stores.ledger.settlements(agent_id)
+        agent = stores.ledger.get_agent(agent_id)
+        reconcile(agent.cash, stores.ledger.trades(agent_id), stores.ledger.settlements(agent_id))
         assert settlement.kind in (SettlementKind.WON, SettlementKind.LOST)
-    again = ResolutionService(repo, source, FixedClock(LATER)).run()
+    again = ResolutionService(stores, source, FixedClock(LATER)).run()
     assert again.settled == ()
 
 
-def test_a_cohort_whose_agents_all_held_completes(repo: Repository) -> None:
-    cohort, _ = open_cohort(repo)
-    service = ResolutionService(repo, StaticMarketSource([]), FixedClock(LATER))
+def test_a_cohort_whose_agents_all_held_completes(stores: Stores) -> None:
+    cohort, _ = open_cohort(stores)
+    service = ResolutionService(stores, StaticMarketSource([]), FixedClock(LATER))
     assert service.run().completed_cohorts == ()  # no decision run yet: not complete
-    repo.mark_first_decision(cohort.cohort_id, RUN_AT)
+    stores.cohorts.mark_first_decision(cohort.cohort_id, RUN_AT)
     assert service.run().completed_cohorts == (cohort.cohort_id,)
-    assert repo.active_cohorts() == []
+    assert stores.cohorts.active_cohorts() == []
 
 
 def test_decision_horizon_keeps_the_most_recent_cohorts() -> None:
@@ -184,27 +185,21 @@ def test_decision_horizon_keeps_the_most_recent_cohorts() -> None:
     assert cohorts_for_decisions(cohorts, horizon=0) == []
 
 
-def test_snapshot_pass_costs_the_minimum_requests(repo: Repository) -> None:
+def test_snapshot_pass_costs_the_minimum_requests(stores: Stores) -> None:
     markets: list[Any] = [binary(f"x{i}", "0.5") for i in range(120)]
-    _, agents = open_cohort(repo)
+    _, agents = open_cohort(stores)
     for index, agent in enumerate(agents[:3]):
-        record = repo.claim_decision(
+        record = stores.decisions.claim_decision(
             agent, 1, owner="o", now=RUN_AT, lease=timedelta(minutes=5), max_attempts=3
         )
         bets = [
             BetInstruction(market_id=f"x{j}", side="YES", amount=Decimal(50))
             for j in range(index * 40, index * 40 + 40)
         ]
-        execute_all(
-            repo,
-            agent_id=agent.agent_id,
-            decision_id=record.decision_id,
-            owner="o",
-            instructions=bets,
-            markets={m.market_id: m for m in markets},
-            at=RUN_AT,
-        )
+        by_id = {m.market_id: m for m in markets}
+        trade_run = TradeRun(agent.agent_id, record.decision_id, "o", by_id, RUN_AT)
+        execute_all(stores.ledger, trade_run, bets)
     source = StaticMarketSource(markets, batch_size=50)
-    report = SnapshotService(repo, source, FixedClock(LATER)).run()
+    report = SnapshotService(stores, source, FixedClock(LATER)).run()
     assert report.markets == 120
     assert report.requests == 3

@@ -4,6 +4,7 @@ import csv
 import io
 import json
 from collections import defaultdict
+from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -13,7 +14,7 @@ import boto3
 
 from arena_core.adapters.site_publishers import MANIFEST, LocalFolderPublisher, S3SitePublisher
 from arena_core.domain.rules import MAX_BET_FRACTION, STARTING_BALANCE
-from arena_core.ports.repository import Repository
+from arena_core.ports.stores import ViewStore
 from arena_core.services.publish_site import PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.site.exports import TABLES
@@ -28,7 +29,7 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 def test_every_page_and_export_is_written(tmp_path: Path) -> None:
     scenario = build(tmp_path, weeks=1)
     report = scenario.publish()
-    cohort = scenario.repo.cohorts()[0].cohort_id
+    cohort = scenario.stores.cohorts.cohorts()[0].cohort_id
     for path in [
         "index.html",
         "methodology.html",
@@ -60,7 +61,7 @@ def test_every_page_and_export_is_written(tmp_path: Path) -> None:
 def test_untrusted_text_is_escaped_in_html(tmp_path: Path) -> None:
     scenario = build(tmp_path, weeks=1)
     scenario.publish()
-    cohort = scenario.repo.cohorts()[0].cohort_id
+    cohort = scenario.stores.cohorts.cohorts()[0].cohort_id
     html = (tmp_path / f"cohorts/{cohort}/{cohort}.gpt-5.1.html").read_text()
     assert HOSTILE_REASONING not in html
     assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in html
@@ -82,7 +83,7 @@ def test_only_changed_objects_are_uploaded_and_completed_cohorts_are_left_alone(
 
         if market.status is MarketStatus.OPEN:
             scenario.source.set(resolved(market, ResolutionKind.WINNER, market.sides[0]))
-    completed = ResolutionService(scenario.repo, scenario.source, scenario.clock).run()
+    completed = ResolutionService(scenario.stores, scenario.source, scenario.clock).run()
     assert completed.completed_cohorts == first.cohorts_rendered
     final = scenario.publish()
     assert final.cohorts_rendered == first.cohorts_rendered  # rendered once more, as completed
@@ -177,7 +178,7 @@ def test_schema_page_documents_every_exported_column(tmp_path: Path) -> None:
     scenario = build(tmp_path, weeks=1)
     scenario.publish()
     page = (tmp_path / "data/index.html").read_text()
-    cohort = scenario.repo.cohorts()[0].cohort_id
+    cohort = scenario.stores.cohorts.cohorts()[0].cohort_id
     for table, (_, columns) in TABLES.items():
         folder = (
             tmp_path / "data" if table == "leaderboard" else tmp_path / f"data/cohorts/{cohort}"
@@ -189,33 +190,34 @@ def test_schema_page_documents_every_exported_column(tmp_path: Path) -> None:
 
 
 class WindowRecorder:
-    """The scenario's repository, recording the windows of raw snapshot reads."""
+    """The scenario's snapshot reads (its view store), recording the windows of raw reads."""
 
-    def __init__(self, repo: Repository) -> None:
-        self._repo = repo
+    def __init__(self, views: ViewStore) -> None:
+        self._views = views
         self.raw_windows: list[tuple[datetime, datetime]] = []
 
     def snapshots(self, agent_id: str, start: datetime, end: datetime) -> Any:
         self.raw_windows.append((start, end))
-        return self._repo.snapshots(agent_id, start, end)
+        return self._views.snapshots(agent_id, start, end)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._repo, name)
+        return getattr(self._views, name)
 
 
 def test_agent_pages_read_one_day_of_passes_and_hourly_snapshots_before(tmp_path: Path) -> None:
     scenario = build(tmp_path, weeks=1, snapshots_per_week=24 * 6 * 3)  # three days of passes
-    recorder = WindowRecorder(scenario.repo)
+    recorder = WindowRecorder(scenario.stores.views)
     now = scenario.clock.now()
     publisher = LocalFolderPublisher(tmp_path)
-    PublishSiteService(cast(Repository, recorder), publisher, scenario.blobs, scenario.clock).run()
+    stores = replace(scenario.stores, views=cast(ViewStore, recorder))
+    PublishSiteService(stores, publisher, scenario.blobs, scenario.clock).run()
 
     assert recorder.raw_windows
     assert all(start >= now - timedelta(days=1) for start, _ in recorder.raw_windows)
-    cohort = scenario.repo.cohorts()[0]
+    cohort = scenario.stores.cohorts.cohorts()[0]
     rows = read_csv(tmp_path / f"data/cohorts/{cohort.cohort_id}/snapshots.csv")
-    for agent in scenario.repo.agents(cohort.cohort_id):
-        every = scenario.repo.snapshots(agent.agent_id, cohort.week_start, now)
+    for agent in scenario.stores.cohorts.agents(cohort.cohort_id):
+        every = scenario.stores.views.snapshots(agent.agent_id, cohort.week_start, now)
         last_of_hour = {s.taken_at.replace(minute=0, second=0): s for s in every}
         exported = [
             datetime.fromisoformat(r["taken_at"]) for r in rows if r["agent_id"] == agent.agent_id

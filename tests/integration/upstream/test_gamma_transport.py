@@ -9,11 +9,11 @@ import httpx
 import pytest
 
 from arena_core.adapters.polymarket import GammaMarketSource
-from arena_core.adapters.polymarket.replay import GammaReplay
 from arena_core.adapters.rate_limit import TokenBucket
 from arena_core.adapters.retry import Retrier, RetryPolicy
 from arena_core.domain.market import MarketStatus
 from arena_core.errors import RetryableUpstreamError
+from arena_local.replay import GammaReplay
 from tests.integration.upstream.test_parse_market_fixtures import TOP
 from tests.support.fake_time import FakeTime
 

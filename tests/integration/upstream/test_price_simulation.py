@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from arena_core.adapters.polymarket import GammaMarketSource, parse_market
-from arena_core.adapters.polymarket.replay import GammaReplay
 from arena_core.adapters.rate_limit import TokenBucket
 from arena_core.domain.market import MarketStatus, ResolutionKind
-from arena_core.simulation import PriceSimulation
+from arena_local.replay import GammaReplay
+from arena_local.simulation import PriceSimulation
 from tests.integration.upstream.test_parse_market_fixtures import TOP
 
 START = datetime(2026, 3, 1, tzinfo=UTC)

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena_core.decision import parse_decision
-from arena_core.domain.decision import Action, Decision
+from arena_core.domain.answer import Action, Answer
 from arena_core.errors import ArenaError, DecisionFormatError
+from arena_core.protocol import parse_answer
 
 HOLD = '{"action": "HOLD", "reasoning": "Nothing is mispriced."}'
 BET = '{"action": "BET", "bets": [{"market_id": "123", "side": "YES", "amount": 500}], "reasoning": "Underpriced."}'
@@ -165,7 +165,7 @@ INVALID = [
 def test_valid_replies(
     reply: str, action: Action, items: list[tuple[str, str | None, str]]
 ) -> None:
-    decision = parse_decision(reply)
+    decision = parse_answer(reply)
     assert decision.action is action
     got: list[tuple[str, str | None, Decimal]]
     if action is Action.BET:
@@ -178,7 +178,7 @@ def test_valid_replies(
 @pytest.mark.parametrize(("reply", "message"), INVALID)
 def test_unusable_replies_say_precisely_what_is_wrong(reply: str, message: str) -> None:
     with pytest.raises(DecisionFormatError, match=message.replace("[", r"\[").replace("]", r"\]")):
-        parse_decision(reply)
+        parse_answer(reply)
 
 
 def test_corpus_is_large_enough() -> None:
@@ -186,25 +186,25 @@ def test_corpus_is_large_enough() -> None:
 
 
 def test_reasoning_is_kept() -> None:
-    assert parse_decision(BET).reasoning == "Underpriced."
-    assert parse_decision('{"action": "HOLD"}').reasoning == ""
+    assert parse_answer(BET).reasoning == "Underpriced."
+    assert parse_answer('{"action": "HOLD"}').reasoning == ""
 
 
 def test_huge_replies_are_refused() -> None:
     with pytest.raises(DecisionFormatError, match="longer than"):
-        parse_decision(HOLD + " " * 300_000)
+        parse_answer(HOLD + " " * 300_000)
 
 
 @settings(max_examples=500, deadline=None)
 @given(st.text(max_size=400) | st.from_regex(r"\{.{0,80}\}", fullmatch=True))
 def test_arbitrary_text_never_raises_anything_but_the_typed_error(text: str) -> None:
     try:
-        decision = parse_decision(text)
+        decision = parse_answer(text)
     except DecisionFormatError as exc:
         assert str(exc)
         assert isinstance(exc, ArenaError)
     else:
-        assert isinstance(decision, Decision)
+        assert isinstance(decision, Answer)
 
 
 json_like = st.recursive(
@@ -240,7 +240,7 @@ def test_arbitrary_json_structures_never_raise_anything_but_the_typed_error(valu
     import json  # noqa: PLC0415
 
     try:
-        decision = parse_decision(json.dumps(value))
+        decision = parse_answer(json.dumps(value))
     except DecisionFormatError as exc:
         assert str(exc)
     else:

@@ -3,16 +3,16 @@
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from arena_core.decision.prompt import (
+from arena_core.domain.holdings import position_lines
+from arena_core.domain.market import Market, MarketStatus, OutcomeQuote
+from arena_core.domain.portfolio import Position
+from arena_core.protocol.prompt import (
     SYSTEM_PROMPT,
     PositionLine,
     build_prompt,
     one_line,
     price_text,
 )
-from arena_core.domain.market import Market, MarketStatus, OutcomeQuote
-from arena_core.domain.portfolio import Position
-from arena_core.services.portfolio_view import position_lines
 from tests.unit.domain.factories import binary, closed, named
 
 NOW = datetime(2026, 3, 1, 0, 5, tzinfo=UTC)

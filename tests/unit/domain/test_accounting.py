@@ -6,7 +6,6 @@ import pytest
 
 from arena_core.domain import accounting
 from arena_core.domain.accounting import TradeContext
-from arena_core.domain.book import Book
 from arena_core.domain.market import MarketStatus, ResolutionKind
 from arena_core.domain.portfolio import PositionStatus, SettlementKind
 from arena_core.domain.valuation import totals
@@ -20,6 +19,7 @@ from arena_core.errors import (
     PositionMismatchError,
     UnknownPositionError,
 )
+from arena_local.book import Book
 from tests.unit.domain.factories import T0, binary, closed, named, resolved
 
 D = Decimal

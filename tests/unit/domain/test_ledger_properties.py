@@ -7,10 +7,10 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena_core.domain.book import Book
 from arena_core.domain.market import Market, ResolutionKind
 from arena_core.domain.portfolio import PositionStatus
 from arena_core.errors import RuleViolationError
+from arena_local.book import Book
 from tests.unit.domain.factories import T0, binary, named, resolved
 
 prices = st.decimals(min_value=Decimal("0.001"), max_value=Decimal("0.999"), places=4)

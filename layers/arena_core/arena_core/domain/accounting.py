@@ -1,5 +1,7 @@
 """Trade accounting (methodology v1 §10): buys, sells, marks and settlement, all pure.
 
+Scoring the settled buys is ``arena_core.scoring.bets``.
+
 Each function takes the current state and returns the new state plus the record of what
 happened; persistence applies both atomically. Rounding is delegated to ``money``.
 """
@@ -7,7 +9,6 @@ happened; persistence applies both atomically. Rounding is delegated to ``money`
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -15,7 +16,6 @@ from decimal import Decimal
 from arena_core.domain.market import Market, MarketStatus, ResolutionKind
 from arena_core.domain.money import HUNDRED, ONE, ZERO, cents_down, cents_even, shares_down
 from arena_core.domain.portfolio import (
-    BetScore,
     Position,
     PositionStatus,
     Settlement,
@@ -36,10 +36,8 @@ from arena_core.errors import (
     PositionMismatchError,
     PositionNotOpenError,
 )
-from arena_core.scoring.proper import log_score
 
 SPLIT_PAYOUT = Decimal("0.5")
-LOG_PLACES = Decimal("1e-12")
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,42 +288,3 @@ def settle(position: Position, market: Market, *, at: datetime) -> tuple[Positio
         settled_at=at,
     )
     return settled, record
-
-
-def score_buys(
-    buys: Iterable[Trade], market: Market, *, family_id: str, at: datetime
-) -> list[BetScore]:
-    """Brier scores of the buys on a position whose market resolved with a winner.
-
-    50/50 and indeterminate resolutions carry no outcome to score against, so they yield none.
-    """
-    resolution = market.resolution
-    if resolution is None or resolution.kind is not ResolutionKind.WINNER:
-        return []
-    scores = []
-    for trade in buys:
-        if trade.kind is not TradeKind.BUY or trade.implied_confidence is None:
-            continue
-        won = market.side_won(trade.side)
-        forecast = trade.implied_confidence
-        outcome = ONE if won else ZERO
-        scores.append(
-            BetScore(
-                trade_id=trade.trade_id,
-                agent_id=trade.agent_id,
-                cohort_id=trade.cohort_id,
-                family_id=family_id,
-                market_id=trade.market_id,
-                side=trade.side,
-                amount=trade.amount,
-                cash_before=trade.cash_before,
-                forecast=forecast,
-                market_price=trade.price,
-                won=won,
-                brier=(forecast - outcome) ** 2,
-                market_brier=(trade.price - outcome) ** 2,
-                log_score=Decimal(repr(log_score(float(forecast), int(won)))).quantize(LOG_PLACES),
-                scored_at=at,
-            )
-        )
-    return scores

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
@@ -167,3 +168,19 @@ class SeriesPoint(DomainModel):
     pnl: Decimal
     return_pct: Decimal
     agents: int
+
+
+def snapshot_hour(moment: datetime) -> datetime:
+    """The hour a snapshot belongs to (its hourly row in charts and in the dataset)."""
+    return moment.replace(minute=0, second=0, microsecond=0)
+
+
+def newest_per_hour(snapshots: Sequence[PortfolioSnapshot]) -> list[PortfolioSnapshot]:
+    """The newest of each agent's snapshots in each hour: what a write of this batch leaves as
+    the agents' hourly snapshots (a batch may not name one item twice)."""
+    newest: dict[tuple[str, datetime], PortfolioSnapshot] = {}
+    for snapshot in snapshots:
+        slot = (snapshot.agent_id, snapshot_hour(snapshot.taken_at))
+        if slot not in newest or snapshot.taken_at > newest[slot].taken_at:
+            newest[slot] = snapshot
+    return list(newest.values())

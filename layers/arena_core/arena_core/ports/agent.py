@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from arena_core.decision.prompt import PositionLine
+from arena_core.domain.holdings import PositionLine
 from arena_core.domain.market import Market
 from arena_core.ports.llm import ChatMessage, LLMResponse
 

@@ -1,4 +1,4 @@
-"""Ask an agent for its decision: prompt, reply, parse; feed format errors back; fall back to HOLD.
+"""Ask an agent for its answer: prompt, reply, parse; feed format errors back; fall back to HOLD.
 
 The exact prompt and every raw reply are stored as blobs (the audit keeps references), each
 reply with its attempt number. A reply that still cannot be parsed after the configured retries
@@ -8,16 +8,14 @@ Transport failures are not format errors: they propagate for the caller to recor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-from arena_core.decision import parse_decision
-from arena_core.decision.prompt import Prompt
-from arena_core.domain.decision import Action, Decision
+from arena_core.domain.answer import Action, Answer
+from arena_core.domain.decisions import Consultation, ResponseAudit
 from arena_core.errors import DecisionFormatError
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.llm import ChatMessage, LLMResponse
+from arena_core.protocol import parse_answer
+from arena_core.protocol.prompt import Prompt
 
 FEEDBACK = (
     "Your previous reply could not be used: {error}.\n"
@@ -26,53 +24,34 @@ FEEDBACK = (
 )
 
 
-@dataclass(frozen=True)
-class Consultation:
-    decision: Decision
-    fallback: bool
-    fallback_reason: str | None
-    prompt_ref: str
-    responses: list[dict[str, Any]]
-
-    def to_checkpoint(self) -> dict[str, Any]:
-        return {
-            "decision": self.decision.model_dump(mode="json"),
-            "fallback": self.fallback,
-            "fallback_reason": self.fallback_reason,
-            "prompt_ref": self.prompt_ref,
-            "responses": self.responses,
-        }
-
-    @classmethod
-    def from_checkpoint(cls, data: dict[str, Any]) -> Consultation:
-        return cls(
-            decision=Decision.model_validate(data["decision"]),
-            fallback=bool(data["fallback"]),
-            fallback_reason=data.get("fallback_reason"),
-            prompt_ref=str(data["prompt_ref"]),
-            responses=list(data.get("responses", [])),
-        )
-
-
-def _response_audit(attempt: int, ref: str, response: LLMResponse) -> dict[str, Any]:
-    return {
-        "attempt": attempt,
-        "response_ref": ref,
-        "model": response.model,
-        "provider": response.provider,
-        "finish_reason": response.finish_reason,
-        "prompt_tokens": response.prompt_tokens,
-        "completion_tokens": response.completion_tokens,
-        "cost": None if response.cost is None else str(response.cost),
-        "latency_ms": response.latency_ms,
-        "transport_attempts": response.attempts,
-        "error": None,
-    }
+def _response_audit(
+    attempt: int, ref: str, response: LLMResponse, error: str | None
+) -> ResponseAudit:
+    return ResponseAudit(
+        attempt=attempt,
+        response_ref=ref,
+        model=response.model,
+        provider=response.provider,
+        finish_reason=response.finish_reason,
+        prompt_tokens=response.prompt_tokens,
+        completion_tokens=response.completion_tokens,
+        cost=response.cost,
+        latency_ms=response.latency_ms,
+        transport_attempts=response.attempts,
+        error=error,
+    )
 
 
 def excerpt(text: str, limit: int) -> str:
     flat = " ".join(text.split())
     return repr(flat if len(flat) <= limit else flat[:limit] + "…")
+
+
+def _parsed(text: str) -> tuple[Answer | None, str | None]:
+    try:
+        return parse_answer(text), None
+    except DecisionFormatError as exc:
+        return None, str(exc)
 
 
 def consult(
@@ -94,32 +73,35 @@ def consult(
         ChatMessage(role="system", content=prompt.system),
         ChatMessage(role="user", content=prompt.user),
     ]
-    responses: list[dict[str, Any]] = []
+    responses: list[ResponseAudit] = []
     error = "no reply"
     for attempt in range(1, format_retries + 2):
         response = agent.respond(messages, context)
         body = response.raw_body or response.content
         ref = blobs.put(f"{blob_prefix}/response-{attempt}.json", body.encode())
-        audit = _response_audit(attempt, ref, response)
-        responses.append(audit)
-        try:
-            decision = parse_decision(response.text)
-        except DecisionFormatError as exc:
-            error = str(exc)
-            audit["error"] = error
-            messages += [
-                ChatMessage(
-                    role="assistant", content=response.text[: excerpt_chars * 4] or "(empty)"
-                ),
-                ChatMessage(
-                    role="user",
-                    content=FEEDBACK.format(
-                        error=error, excerpt=excerpt(response.text, excerpt_chars)
-                    ),
-                ),
-            ]
-            continue
-        return Consultation(decision, False, None, prompt_ref, responses)
+        answer, problem = _parsed(response.text)
+        responses.append(_response_audit(attempt, ref, response, problem))
+        if answer is not None:
+            return Consultation(
+                answer=answer,
+                fallback=False,
+                fallback_reason=None,
+                prompt_ref=prompt_ref,
+                responses=tuple(responses),
+            )
+        error = problem or error
+        messages += [
+            ChatMessage(role="assistant", content=response.text[: excerpt_chars * 4] or "(empty)"),
+            ChatMessage(
+                role="user",
+                content=FEEDBACK.format(error=error, excerpt=excerpt(response.text, excerpt_chars)),
+            ),
+        ]
     reason = f"no valid decision after {len(responses)} replies; last error: {error}"
-    fallback = Decision(action=Action.HOLD, reasoning=f"[fallback HOLD] {reason}")
-    return Consultation(fallback, True, reason, prompt_ref, responses)
+    return Consultation(
+        answer=Answer(action=Action.HOLD, reasoning=f"[fallback HOLD] {reason}"),
+        fallback=True,
+        fallback_reason=reason,
+        prompt_ref=prompt_ref,
+        responses=tuple(responses),
+    )

@@ -5,8 +5,8 @@ execute the valid trades at the run's snapshot prices → complete the claim.
 
 Every step is safe to rerun. A succeeded decision is final, so a rerun returns at once. A run
 that crashed before its checkpoint is taken over when its lease expires and asks again; one that
-crashed after it reuses the stored decision, so trades already applied are recognised by their
-ids and only the missing ones are applied. BET/SELL decisions with zero executed trades are
+crashed after it reuses the stored answer, so trades already applied are recognised by their
+ids and only the missing ones are applied. BET/SELL answers with zero executed trades are
 retryable failures (§9.3), as are transport failures; fatal upstream errors (401, 402, ...) are
 recorded and re-raised, loudly, never turned into a quiet HOLD.
 """
@@ -15,14 +15,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from enum import StrEnum
-from typing import Any
+from typing import Protocol
 
-from arena_core.decision.prompt import build_prompt
+from arena_core.domain.answer import Action
 from arena_core.domain.cohort import Agent, Cohort, decision_week
-from arena_core.domain.decision import Action
+from arena_core.domain.decisions import (
+    Consultation,
+    DecisionOutcome,
+    DecisionRecord,
+    DecisionStatus,
+    TradeAudit,
+)
+from arena_core.domain.holdings import position_lines
 from arena_core.domain.market import Market
 from arena_core.domain.portfolio import Position
 from arena_core.errors import (
@@ -34,10 +40,10 @@ from arena_core.errors import (
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
-from arena_core.ports.repository import DecisionRecord, DecisionStatus, Repository
-from arena_core.services.consult import Consultation, consult
-from arena_core.services.portfolio_view import position_lines
-from arena_core.services.trading import KnownState, TradeOutcome, execute_all
+from arena_core.ports.stores import WithCohorts, WithDecisions, WithLedger, WithMarkets
+from arena_core.protocol.prompt import build_prompt
+from arena_core.services.consult import consult
+from arena_core.services.trading import KnownState, TradeOutcome, TradeRun, execute_all
 
 
 @dataclass(frozen=True)
@@ -56,23 +62,31 @@ class DecideRequest:
     owner: str
 
 
-class DecideStatus(StrEnum):
-    SUCCEEDED = "succeeded"
-    ALREADY_DECIDED = "already_decided"
-    RETRYABLE_FAILURE = "retryable_failure"
-    EXHAUSTED = "exhausted"
-
-
 @dataclass(frozen=True)
 class DecideResult:
+    """What this invocation saw: the decision's status and, when it ran now, its outcome."""
+
     decision_id: str
-    status: DecideStatus
-    action: str | None = None
-    fallback: bool = False
-    executed: int = 0
-    rejected: int = 0
+    status: DecisionStatus
+    already_decided: bool = False
     error: str | None = None
-    outcome: dict[str, Any] = field(default_factory=dict)
+    outcome: DecisionOutcome | None = None
+
+    @property
+    def action(self) -> Action | None:
+        return self.outcome.action if self.outcome else None
+
+    @property
+    def fallback(self) -> bool:
+        return self.outcome.fallback if self.outcome else False
+
+    @property
+    def executed(self) -> int:
+        return self.outcome.executed if self.outcome else 0
+
+    @property
+    def rejected(self) -> int:
+        return self.outcome.rejected if self.outcome else 0
 
 
 def load_universe(blobs: BlobStore, ref: str) -> list[Market]:
@@ -80,47 +94,55 @@ def load_universe(blobs: BlobStore, ref: str) -> list[Market]:
     return [Market.model_validate(raw) for raw in json.loads(blobs.get(ref))]
 
 
-def _trade_audit(outcome: TradeOutcome) -> dict[str, Any]:
-    return {
-        "index": outcome.index,
-        "trade_id": outcome.trade_id,
-        "instruction": outcome.instruction.model_dump(mode="json"),
-        "executed": outcome.executed,
-        "rule": outcome.rejected_rule,
-        "reason": outcome.reason,
-        "price": None if outcome.trade is None else str(outcome.trade.price),
-        "shares": None if outcome.trade is None else str(outcome.trade.shares),
-        "amount": None if outcome.trade is None else str(outcome.trade.amount),
-    }
+def _trade_audit(outcome: TradeOutcome) -> TradeAudit:
+    trade = outcome.trade
+    return TradeAudit(
+        index=outcome.index,
+        trade_id=outcome.trade_id,
+        instruction=outcome.instruction,
+        executed=outcome.executed,
+        rule=outcome.rejected_rule,
+        reason=outcome.reason,
+        price=None if trade is None else trade.price,
+        shares=None if trade is None else trade.shares,
+        amount=None if trade is None else trade.amount,
+    )
 
 
-def _summary(consultation: Consultation, outcomes: list[TradeOutcome]) -> dict[str, Any]:
+def summarize(consultation: Consultation, outcomes: list[TradeOutcome]) -> DecisionOutcome:
     executed = sum(1 for o in outcomes if o.executed)
-    last = consultation.responses[-1] if consultation.responses else {}
-    return {
-        "action": consultation.decision.action.value,
-        "reasoning": consultation.decision.reasoning,
-        "fallback": consultation.fallback,
-        "fallback_reason": consultation.fallback_reason,
-        "prompt_ref": consultation.prompt_ref,
-        "responses": consultation.responses,
-        "model": last.get("model"),
-        "provider": last.get("provider"),
-        "trades": [_trade_audit(o) for o in outcomes],
-        "executed": executed,
-        "rejected": len(outcomes) - executed,
-    }
+    last = consultation.responses[-1] if consultation.responses else None
+    return DecisionOutcome(
+        action=consultation.answer.action,
+        reasoning=consultation.answer.reasoning,
+        fallback=consultation.fallback,
+        fallback_reason=consultation.fallback_reason,
+        prompt_ref=consultation.prompt_ref,
+        responses=consultation.responses,
+        model=last.model if last else None,
+        provider=last.provider if last else None,
+        trades=tuple(_trade_audit(o) for o in outcomes),
+        executed=executed,
+        rejected=len(outcomes) - executed,
+    )
+
+
+class DecideStores(WithCohorts, WithDecisions, WithLedger, WithMarkets, Protocol):
+    """The roles deciding uses: the cohort, the claim, the ledger, the held markets' state."""
 
 
 class DecideService:
     def __init__(
         self,
-        repo: Repository,
+        stores: DecideStores,
         blobs: BlobStore,
         clock: Clock,
         settings: DecideSettings | None = None,
     ) -> None:
-        self._repo = repo
+        self._cohorts = stores.cohorts
+        self._decisions = stores.decisions
+        self._ledger = stores.ledger
+        self._markets = stores.markets
         self._blobs = blobs
         self._clock = clock
         self._settings = settings or DecideSettings()
@@ -129,15 +151,15 @@ class DecideService:
         self, request: DecideRequest, agent: ForecastAgent | Callable[[Agent], ForecastAgent]
     ) -> DecideResult:
         """Decide for one agent; ``agent`` is the responder, or a factory given the member."""
-        member = self._repo.get_agent(request.agent_id)
+        member = self._ledger.get_agent(request.agent_id)
         responder = agent if isinstance(agent, ForecastAgent) else agent(member)
-        cohort = self._repo.get_cohort(member.cohort_id)
+        cohort = self._cohorts.get_cohort(member.cohort_id)
         if cohort is None:
             raise NotFoundError(f"no cohort {member.cohort_id}")
         week = decision_week(cohort.week_start, request.run_at)
         decision_id = DecisionRecord.id_for(member.agent_id, week)
         try:
-            record = self._repo.claim_decision(
+            record = self._decisions.claim_decision(
                 member,
                 week,
                 owner=request.owner,
@@ -146,13 +168,13 @@ class DecideService:
                 max_attempts=self._settings.max_attempts,
             )
         except DecisionAlreadySucceededError:
-            return DecideResult(decision_id, DecideStatus.ALREADY_DECIDED)
+            return DecideResult(decision_id, DecisionStatus.SUCCEEDED, already_decided=True)
         except AttemptsExhaustedError as exc:
-            return DecideResult(decision_id, DecideStatus.EXHAUSTED, error=str(exc))
+            return DecideResult(decision_id, DecisionStatus.EXHAUSTED, error=str(exc))
         markets = load_universe(self._blobs, request.universe_ref)
         fresh = record.checkpoint is None  # no trade of this decision can exist yet
-        positions = self._repo.positions(member.agent_id)
-        consultation = self._consultation(
+        positions = self._ledger.positions(member.agent_id)
+        consultation = record.checkpoint or self._consult(
             record,
             request,
             member=member,
@@ -161,25 +183,19 @@ class DecideService:
             agent=responder,
             positions=positions,
         )
-        outcomes = execute_all(
-            self._repo,
+        run = TradeRun(
             agent_id=member.agent_id,
             decision_id=decision_id,
             owner=request.owner,
-            instructions=[*consultation.decision.bets, *consultation.decision.sells],
             markets={m.market_id: m for m in markets},
             at=request.run_at,
-            known=KnownState(member, {p.position_id: p for p in positions}) if fresh else None,
         )
-        return self._finish(
-            record,
-            request,
-            consultation=consultation,
-            outcomes=outcomes,
-            cohort=cohort,
-        )
+        known = KnownState(member, {p.position_id: p for p in positions}) if fresh else None
+        answer = consultation.answer
+        outcomes = execute_all(self._ledger, run, [*answer.bets, *answer.sells], known=known)
+        return self._finish(record, request, summarize(consultation, outcomes), cohort)
 
-    def _consultation(
+    def _consult(
         self,
         record: DecisionRecord,
         request: DecideRequest,
@@ -190,11 +206,9 @@ class DecideService:
         agent: ForecastAgent,
         positions: list[Position],
     ) -> Consultation:
-        if record.checkpoint is not None:
-            return Consultation.from_checkpoint(record.checkpoint)
         by_id = {m.market_id: m for m in markets}
         held = [p.market_id for p in positions if p.is_open and p.market_id not in by_id]
-        known = {**self._repo.get_markets(held), **by_id}
+        known = {**self._markets.get_markets(held), **by_id}
         lines = position_lines(positions, known)
         prompt = build_prompt(
             now=request.run_at,
@@ -216,7 +230,7 @@ class DecideService:
                 excerpt_chars=self._settings.excerpt_chars,
             )
         except UpstreamError as exc:
-            self._repo.finish_decision(
+            self._decisions.finish_decision(
                 record.decision_id,
                 owner=request.owner,
                 status=DecisionStatus.RETRYABLE_FAILURE,
@@ -224,11 +238,8 @@ class DecideService:
                 error=f"{type(exc).__name__}: {exc}",
             )
             raise
-        self._repo.save_checkpoint(
-            record.decision_id,
-            owner=request.owner,
-            checkpoint=consultation.to_checkpoint(),
-            now=self._clock.now(),
+        self._decisions.save_checkpoint(
+            record.decision_id, owner=request.owner, checkpoint=consultation, now=self._clock.now()
         )
         return consultation
 
@@ -236,33 +247,20 @@ class DecideService:
         self,
         record: DecisionRecord,
         request: DecideRequest,
-        *,
-        consultation: Consultation,
-        outcomes: list[TradeOutcome],
+        outcome: DecisionOutcome,
         cohort: Cohort,
     ) -> DecideResult:
-        summary = _summary(consultation, outcomes)
-        action = consultation.decision.action
-        zero_trades = action is not Action.HOLD and summary["executed"] == 0
+        zero_trades = outcome.action is not Action.HOLD and outcome.executed == 0
         status = DecisionStatus.RETRYABLE_FAILURE if zero_trades else DecisionStatus.SUCCEEDED
         error = "the decision produced zero executed trades" if zero_trades else None
-        self._repo.finish_decision(
+        self._decisions.finish_decision(
             record.decision_id,
             owner=request.owner,
             status=status,
             now=self._clock.now(),
-            outcome=summary,
+            outcome=outcome,
             error=error,
         )
         if not zero_trades and cohort.first_decision_at is None:
-            self._repo.mark_first_decision(cohort.cohort_id, request.run_at)
-        return DecideResult(
-            record.decision_id,
-            DecideStatus.RETRYABLE_FAILURE if zero_trades else DecideStatus.SUCCEEDED,
-            action=action.value,
-            fallback=consultation.fallback,
-            executed=summary["executed"],
-            rejected=summary["rejected"],
-            error=error,
-            outcome=summary,
-        )
+            self._cohorts.mark_first_decision(cohort.cohort_id, request.run_at)
+        return DecideResult(record.decision_id, status, error=error, outcome=outcome)

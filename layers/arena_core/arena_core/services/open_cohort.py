@@ -2,30 +2,34 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict
 
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.lineup import AgentSpec
 from arena_core.ports.clock import Clock
-from arena_core.ports.repository import Repository
+from arena_core.ports.cohort_store import CohortStore
 
 
-@dataclass(frozen=True)
-class OpenCohortResult:
+class OpenCohortResult(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     cohort_id: str
     created: bool
     agents: int
 
 
 class OpenCohortService:
-    def __init__(self, repo: Repository, clock: Clock, lineup: tuple[AgentSpec, ...]) -> None:
-        self._repo = repo
+    def __init__(self, cohorts: CohortStore, clock: Clock, lineup: tuple[AgentSpec, ...]) -> None:
+        self._cohorts = cohorts
         self._clock = clock
         self._lineup = lineup
 
     def open(self, at: datetime | None = None) -> OpenCohortResult:
         """Idempotent: a duplicate schedule delivery returns the existing cohort."""
         cohort = Cohort.open(at or self._clock.now(), self._lineup)
-        stored, created = self._repo.create_cohort(cohort, cohort.agents())
-        return OpenCohortResult(stored.cohort_id, created, len(stored.lineup))
+        stored, created = self._cohorts.create_cohort(cohort, cohort.agents())
+        return OpenCohortResult(
+            cohort_id=stored.cohort_id, created=created, agents=len(stored.lineup)
+        )

@@ -9,21 +9,21 @@ grow with history.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pydantic import BaseModel, ConfigDict
 
 from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
 from arena_core.ports.publisher import PublishReport, SitePublisher
-from arena_core.ports.repository import Repository
-from arena_core.site.collect import SiteCollector
+from arena_core.site.collect import SiteCollector, SiteStores
 from arena_core.site.render import SiteRenderer, recent_decisions
 
 COMPLETION_MARK = "data/cohorts/{cohort_id}/completed"
 
 
-@dataclass(frozen=True)
-class SiteReport:
+class SiteReport(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     files: int
     uploaded: int
     cohorts_rendered: tuple[str, ...]
@@ -31,9 +31,13 @@ class SiteReport:
 
 class PublishSiteService:
     def __init__(
-        self, repo: Repository, publisher: SitePublisher, blobs: BlobStore | None, clock: Clock
+        self,
+        stores: SiteStores,
+        publisher: SitePublisher,
+        blobs: BlobStore | None,
+        clock: Clock,
     ) -> None:
-        self._repo = repo
+        self._stores = stores
         self._publisher = publisher
         self._blobs = blobs
         self._clock = clock
@@ -48,9 +52,9 @@ class PublishSiteService:
 
     def run(self) -> SiteReport:
         now = self._clock.now()
-        collector = SiteCollector(self._repo, self._blobs, now)
+        collector = SiteCollector(self._stores, self._blobs, now)
         renderer = SiteRenderer(now)
-        cohorts = self._repo.cohorts()
+        cohorts = self._stores.cohorts.cohorts()
         live = self._live(cohorts, self._publisher.published())
         cohort_views = [collector.cohort_view(c) for c in live]
         families = collector.family_views(cohorts)
@@ -61,4 +65,8 @@ class PublishSiteService:
             if view.cohort.status is CohortStatus.COMPLETED:
                 files[COMPLETION_MARK.format(cohort_id=view.cohort.cohort_id)] = b"final\n"
         report: PublishReport = self._publisher.publish(files)
-        return SiteReport(len(files), len(report.uploaded), tuple(c.cohort_id for c in live))
+        return SiteReport(
+            files=len(files),
+            uploaded=len(report.uploaded),
+            cohorts_rendered=tuple(c.cohort_id for c in live),
+        )

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.market import MarketStatus
 from arena_core.ports.clock import Clock
 from arena_core.ports.market_source import MarketSource
-from arena_core.ports.repository import Repository
+from arena_core.ports.stores import WithCohorts, WithLedger, WithMarkets
 from arena_core.services.settlement import MarketSettlement, settle_market
 from arena_core.services.snapshot import changed_markets
 
@@ -35,26 +36,33 @@ def cohorts_for_decisions(active: list[Cohort], horizon: int = 5) -> list[Cohort
     return sorted(active, key=lambda c: c.week_start)[-horizon:] if horizon > 0 else []
 
 
+class ResolutionStores(WithCohorts, WithLedger, WithMarkets, Protocol):
+    """The roles resolution uses: cohorts to complete, the ledger to settle, market states."""
+
+
 class ResolutionService:
-    def __init__(self, repo: Repository, source: MarketSource, clock: Clock) -> None:
-        self._repo = repo
+    def __init__(self, stores: ResolutionStores, source: MarketSource, clock: Clock) -> None:
+        self._stores = stores
+        self._cohorts = stores.cohorts
+        self._ledger = stores.ledger
+        self._markets = stores.markets
         self._source = source
         self._clock = clock
 
     def run(self, at: datetime | None = None) -> ResolutionReport:
         moment = at or self._clock.now()
-        market_ids = self._repo.markets_with_open_positions()
+        market_ids = self._markets.markets_with_open_positions()
         fetch = self._source.markets_by_id(market_ids)
         unresolved = [m for m in fetch.markets.values() if m.status is not MarketStatus.RESOLVED]
-        stored = self._repo.get_markets([m.market_id for m in unresolved]) if unresolved else {}
-        self._repo.save_markets(changed_markets(unresolved, stored))
+        stored = self._markets.get_markets([m.market_id for m in unresolved]) if unresolved else {}
+        self._markets.save_markets(changed_markets(unresolved, stored))
         settled = tuple(
-            settle_market(self._repo, market, moment)
+            settle_market(self._stores, market, moment)
             for market in fetch.markets.values()
             if market.status is MarketStatus.RESOLVED
         )
         completed = tuple(
-            c.cohort_id for c in self._repo.active_cohorts() if self._complete_if_done(c, moment)
+            c.cohort_id for c in self._cohorts.active_cohorts() if self._complete_if_done(c, moment)
         )
         return ResolutionReport(
             checked=len(market_ids),
@@ -69,6 +77,6 @@ class ResolutionService:
             return False
         for spec in cohort.lineup:
             agent_id = Agent.id_for(cohort.cohort_id, spec.family_id)
-            if any(p.is_open for p in self._repo.positions(agent_id)):
+            if any(p.is_open for p in self._ledger.positions(agent_id)):
                 return False
-        return self._repo.complete_cohort(cohort.cohort_id, moment)
+        return self._cohorts.complete_cohort(cohort.cohort_id, moment)

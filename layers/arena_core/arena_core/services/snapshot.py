@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from arena_core.domain import accounting
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus, week_start_for
@@ -24,7 +25,7 @@ from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, Position, S
 from arena_core.domain.valuation import totals
 from arena_core.ports.clock import Clock
 from arena_core.ports.market_source import MarketSource
-from arena_core.ports.repository import Repository
+from arena_core.ports.stores import WithCohorts, WithLedger, WithMarkets, WithViews
 
 RESOLUTIONS = ("raw", "hour", "day", "week")
 
@@ -98,26 +99,33 @@ def family_points(snapshots: Sequence[PortfolioSnapshot], taken_at: datetime) ->
     return points
 
 
+class SnapshotStores(WithCohorts, WithLedger, WithMarkets, WithViews, Protocol):
+    """The roles a snapshot pass uses (no decisions)."""
+
+
 class SnapshotService:
-    def __init__(self, repo: Repository, source: MarketSource, clock: Clock) -> None:
-        self._repo = repo
+    def __init__(self, stores: SnapshotStores, source: MarketSource, clock: Clock) -> None:
+        self._cohorts = stores.cohorts
+        self._ledger = stores.ledger
+        self._markets = stores.markets
+        self._views = stores.views
         self._source = source
         self._clock = clock
 
     def run(self, taken_at: datetime | None = None) -> SnapshotReport:
         started = time.perf_counter()
         moment = taken_at or self._clock.now()
-        cohorts = self._repo.cohorts()
+        cohorts = self._cohorts.cohorts()
         active = [c for c in cohorts if c.status is CohortStatus.ACTIVE]
         agent_ids = [Agent.id_for(c.cohort_id, spec.family_id) for c in active for spec in c.lineup]
-        holdings = self._repo.holdings_of(agent_ids)
+        holdings = self._ledger.holdings_of(agent_ids)
         held = {i: [p for p in h.positions if p.is_open] for i, h in holdings.items()}
         market_ids = sorted({p.market_id for positions in held.values() for p in positions})
         fetch = self._source.markets_by_id(market_ids)
-        stored = self._repo.get_markets(market_ids)
+        stored = self._markets.get_markets(market_ids)
         markets = effective_markets(fetch.markets, stored, market_ids)
         fresh = [m for m in fetch.markets.values() if _has_prices(m)]
-        self._repo.save_markets(changed_markets(fresh, stored))
+        self._markets.save_markets(changed_markets(fresh, stored))
         snapshots, stale = [], 0
         for agent_id, holding in holdings.items():
             snapshot, agent_stale = self._snapshot(
@@ -125,10 +133,10 @@ class SnapshotService:
             )
             snapshots.append(snapshot)
             stale += agent_stale
-        self._repo.put_snapshots(snapshots)
+        self._views.put_snapshots(snapshots)
         finished = [c for c in cohorts if c.status is not CohortStatus.ACTIVE]
         members = [*snapshots, *self._finals(finished)]
-        self._repo.put_series(family_points(members, moment))
+        self._views.put_series(family_points(members, moment))
         return SnapshotReport(
             taken_at=moment,
             agents=len(agent_ids),
@@ -172,5 +180,5 @@ class SnapshotService:
         return [
             snapshot
             for cohort in completed
-            for snapshot in self._repo.latest_snapshots(cohort.cohort_id).values()
+            for snapshot in self._views.latest_snapshots(cohort.cohort_id).values()
         ]

@@ -1,4 +1,4 @@
-"""Execute a decision's trades against the repository: each trade atomically, at most once.
+"""Execute an answer's trades against the ledger: each trade atomically, at most once.
 
 Trade ids are the decision id plus the instruction's index, so a replay after a crash finds
 what was already applied, skips it, and applies only what is missing. Each instruction is
@@ -14,8 +14,8 @@ from datetime import datetime
 
 from arena_core.domain import accounting
 from arena_core.domain.accounting import Execution, TradeContext
+from arena_core.domain.answer import BetInstruction, SellInstruction
 from arena_core.domain.cohort import Agent
-from arena_core.domain.decision import BetInstruction, SellInstruction
 from arena_core.domain.market import Market
 from arena_core.domain.portfolio import Position, Trade
 from arena_core.errors import (
@@ -24,9 +24,9 @@ from arena_core.errors import (
     UnknownPositionError,
     VersionConflictError,
 )
-from arena_core.ports.repository import Repository
+from arena_core.ports.ledger_store import LedgerStore
+from arena_core.services.conflicts import until_no_conflict
 
-MAX_CONFLICT_RETRIES = 20
 Instruction = BetInstruction | SellInstruction
 
 
@@ -44,6 +44,17 @@ class TradeOutcome:
     @property
     def executed(self) -> bool:
         return self.trade is not None
+
+
+@dataclass(frozen=True)
+class TradeRun:
+    """Where a decision's trades go: whose, which decision, under which claim, at what time."""
+
+    agent_id: str
+    decision_id: str
+    owner: str
+    markets: Mapping[str, Market]
+    at: datetime
 
 
 def trade_id_for(decision_id: str, index: int) -> str:
@@ -89,36 +100,33 @@ def _plan(
     )
 
 
-def execute_one(
-    repo: Repository,
-    *,
-    agent_id: str,
-    decision_id: str,
-    owner: str,
-    index: int,
-    instruction: Instruction,
-    markets: Mapping[str, Market],
-    at: datetime,
+def _rejected(
+    index: int, trade_id: str, instruction: Instruction, exc: RuleViolationError
 ) -> TradeOutcome:
-    trade_id = trade_id_for(decision_id, index)
-    for _ in range(MAX_CONFLICT_RETRIES):
-        done = repo.get_trade(agent_id, trade_id)
+    return TradeOutcome(index, trade_id, instruction, rejected_rule=exc.rule, reason=str(exc))
+
+
+def execute_one(
+    ledger: LedgerStore, run: TradeRun, index: int, instruction: Instruction
+) -> TradeOutcome:
+    """The replay-safe path: find the trade if already applied, else read, plan and apply."""
+    trade_id = trade_id_for(run.decision_id, index)
+
+    def attempt() -> TradeOutcome:
+        done = ledger.get_trade(run.agent_id, trade_id)
         if done is not None:
             return TradeOutcome(index, trade_id, instruction, trade=done)
-        agent = repo.get_agent(agent_id)
-        ctx = TradeContext(agent_id, agent.cohort_id, decision_id, trade_id, at)
+        agent = ledger.get_agent(run.agent_id)
+        ctx = TradeContext(run.agent_id, agent.cohort_id, run.decision_id, trade_id, run.at)
         try:
-            execution = _plan(ctx, agent, repo.positions(agent_id), instruction, markets)
+            execution = _plan(ctx, agent, ledger.positions(run.agent_id), instruction, run.markets)
         except RuleViolationError as exc:
-            return TradeOutcome(
-                index, trade_id, instruction, rejected_rule=exc.rule, reason=str(exc)
-            )
-        try:
-            repo.apply_trade(execution, expected_version=agent.version, owner=owner)
-        except VersionConflictError:
-            continue  # someone else moved the portfolio (a settlement): read again and re-plan
+            return _rejected(index, trade_id, instruction, exc)
+        # A conflict (someone else moved the portfolio: a settlement) reads again and re-plans.
+        ledger.apply_trade(execution, expected_version=agent.version, owner=run.owner)
         return TradeOutcome(index, trade_id, instruction, trade=execution.trade)
-    raise VersionConflictError(f"agent {agent_id}: trade {trade_id} kept conflicting")
+
+    return until_no_conflict(attempt, what=f"agent {run.agent_id}: trade {trade_id}")
 
 
 @dataclass
@@ -137,26 +145,18 @@ class KnownState:
 
 
 def _execute_known(
-    repo: Repository,
-    state: KnownState,
-    *,
-    decision_id: str,
-    owner: str,
-    index: int,
-    instruction: Instruction,
-    markets: Mapping[str, Market],
-    at: datetime,
+    ledger: LedgerStore, state: KnownState, run: TradeRun, index: int, instruction: Instruction
 ) -> TradeOutcome | None:
     """Plan and apply from the known state; None when it turned out stale (read again)."""
     agent = state.agent
-    trade_id = trade_id_for(decision_id, index)
-    ctx = TradeContext(agent.agent_id, agent.cohort_id, decision_id, trade_id, at)
+    trade_id = trade_id_for(run.decision_id, index)
+    ctx = TradeContext(agent.agent_id, agent.cohort_id, run.decision_id, trade_id, run.at)
     try:
-        execution = _plan(ctx, agent, list(state.positions.values()), instruction, markets)
+        execution = _plan(ctx, agent, list(state.positions.values()), instruction, run.markets)
     except RuleViolationError as exc:
-        return TradeOutcome(index, trade_id, instruction, rejected_rule=exc.rule, reason=str(exc))
+        return _rejected(index, trade_id, instruction, exc)
     try:
-        applied = repo.apply_trade(execution, expected_version=agent.version, owner=owner)
+        applied = ledger.apply_trade(execution, expected_version=agent.version, owner=run.owner)
     except VersionConflictError:
         return None
     if not applied:
@@ -166,14 +166,10 @@ def _execute_known(
 
 
 def execute_all(
-    repo: Repository,
-    *,
-    agent_id: str,
-    decision_id: str,
-    owner: str,
+    ledger: LedgerStore,
+    run: TradeRun,
     instructions: Sequence[Instruction],
-    markets: Mapping[str, Market],
-    at: datetime,
+    *,
     known: KnownState | None = None,
 ) -> list[TradeOutcome]:
     """Execute every instruction in order.
@@ -187,27 +183,9 @@ def execute_all(
     for index, instruction in enumerate(instructions):
         outcome = None
         if known is not None:
-            outcome = _execute_known(
-                repo,
-                known,
-                decision_id=decision_id,
-                owner=owner,
-                index=index,
-                instruction=instruction,
-                markets=markets,
-                at=at,
-            )
+            outcome = _execute_known(ledger, known, run, index, instruction)
         if outcome is None:
-            outcome = execute_one(
-                repo,
-                agent_id=agent_id,
-                decision_id=decision_id,
-                owner=owner,
-                index=index,
-                instruction=instruction,
-                markets=markets,
-                at=at,
-            )
+            outcome = execute_one(ledger, run, index, instruction)
             known = None  # the known state is stale: read from now on
         outcomes.append(outcome)
     return outcomes

@@ -11,20 +11,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Protocol
 
 from arena_core.domain import accounting
+from arena_core.domain.aggregates import FamilyAggregate
 from arena_core.domain.cohort import Agent, Cohort
+from arena_core.domain.decisions import DecisionOutcome, DecisionRecord
 from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.domain.market import Market
 from arena_core.domain.money import ZERO
 from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, Position, Settlement, Trade
 from arena_core.errors import ArenaError
 from arena_core.ports.blob_store import BlobStore
-from arena_core.ports.repository import DecisionRecord, FamilyAggregate, Repository
+from arena_core.ports.stores import WithCohorts, WithMarkets, WithViews
 from arena_core.site.charts import (
     Point,
     RangeChart,
@@ -52,9 +54,6 @@ class LeaderboardRow:
     resolved_bets: int
     trades: int
 
-    def as_row(self) -> dict[str, Any]:
-        return {**self.__dict__, "kind": self.kind.value}
-
 
 @dataclass(frozen=True)
 class PositionView:
@@ -67,7 +66,7 @@ class PositionView:
 @dataclass(frozen=True)
 class DecisionView:
     record: DecisionRecord
-    outcome: dict[str, Any]
+    outcome: DecisionOutcome | None
     raw_reply: str
 
 
@@ -141,7 +140,7 @@ def ranked(rows: Sequence[LeaderboardRow]) -> list[LeaderboardRow]:
 
     models = sorted((r for r in rows if r.kind is AgentKind.LLM), key=key)
     baselines = sorted((r for r in rows if r.kind is AgentKind.BASELINE), key=key)
-    numbered = [LeaderboardRow(**{**r.__dict__, "rank": i}) for i, r in enumerate(models, 1)]
+    numbered = [replace(r, rank=i) for i, r in enumerate(models, 1)]
     return numbered + baselines
 
 
@@ -154,18 +153,24 @@ def families(cohorts: Sequence[Cohort]) -> list[AgentSpec]:
     return list(seen.values())
 
 
+class SiteStores(WithCohorts, WithMarkets, WithViews, Protocol):
+    """The roles the site reads: cohorts and agents, market questions, snapshots and records."""
+
+
 class SiteCollector:
-    def __init__(self, repo: Repository, blobs: BlobStore | None, now: datetime) -> None:
-        self._repo = repo
+    def __init__(self, stores: SiteStores, blobs: BlobStore | None, now: datetime) -> None:
+        self._cohorts = stores.cohorts
+        self._markets = stores.markets
+        self._views = stores.views
         self._blobs = blobs
         self.now = now
 
     def family_views(self, cohorts: Sequence[Cohort]) -> list[FamilyView]:
-        aggregates = self._repo.family_aggregates()
+        aggregates = self._views.family_aggregates()
         views = []
         for spec in families(cohorts):
             aggregate = aggregates.get(spec.family_id) or FamilyAggregate(family_id=spec.family_id)
-            latest = self._repo.family_latest(spec.family_id)
+            latest = self._views.family_latest(spec.family_id)
             reliability = reliability_points(
                 aggregate.cal_count, aggregate.cal_forecast, aggregate.cal_wins
             )
@@ -181,7 +186,7 @@ class SiteCollector:
     def _family_charts(self, family_id: str) -> list[RangeChart]:
         def points(resolution: str, span: timedelta | None) -> list[Point]:
             start = self.now - span if span else datetime(2000, 1, 1, tzinfo=self.now.tzinfo)
-            found = self._repo.series(family_id, resolution, start, self.now)
+            found = self._views.series(family_id, resolution, start, self.now)
             return [Point(p.taken_at, p.pnl) for p in found]
 
         day, month = points("raw", timedelta(days=1)), points("hour", timedelta(days=31))
@@ -198,10 +203,10 @@ class SiteCollector:
         )
 
     def cohort_view(self, cohort: Cohort) -> CohortView:
-        latest = self._repo.latest_snapshots(cohort.cohort_id)
+        latest = self._views.latest_snapshots(cohort.cohort_id)
         agents = [
             self._agent_view(a, latest.get(a.agent_id), cohort)
-            for a in self._repo.agents(cohort.cohort_id)
+            for a in self._cohorts.agents(cohort.cohort_id)
         ]
         return CohortView(cohort, agents)
 
@@ -209,19 +214,18 @@ class SiteCollector:
         self, agent: Agent, latest: PortfolioSnapshot | None, cohort: Cohort
     ) -> AgentView:
         view = AgentView(agent, latest)
-        repo = self._repo
-        records = repo.agent_records(agent.agent_id)
+        records = self._views.agent_records(agent.agent_id)
         view.trades, view.settlements, view.scores = (
             records.trades,
             records.settlements,
             records.scores,
         )
-        markets = repo.get_markets(sorted({p.market_id for p in records.positions}))
+        markets = self._markets.get_markets(sorted({p.market_id for p in records.positions}))
         view.positions = [
             self._position_view(p, markets.get(p.market_id)) for p in records.positions
         ]
         view.decisions = [self._decision_view(d) for d in records.decisions]
-        view.hourly = repo.hourly_snapshots(agent.agent_id, cohort.week_start, self.now)
+        view.hourly = self._views.hourly_snapshots(agent.agent_id, cohort.week_start, self.now)
         view.charts = self._agent_charts(agent, view.hourly, cohort)
         return view
 
@@ -231,7 +235,7 @@ class SiteCollector:
         """Every pass for the last day, hourly beyond: an agent page reads what its charts
         show, not every snapshot since the cohort opened (144 a day)."""
         since = max(cohort.week_start, self.now - timedelta(days=1))
-        recent = self._repo.snapshots(agent.agent_id, since, self.now)
+        recent = self._views.snapshots(agent.agent_id, since, self.now)
         day = [Point(s.taken_at, s.total_value) for s in recent]
         hours = [Point(s.taken_at, s.total_value) for s in hourly]
         return range_charts(
@@ -247,15 +251,13 @@ class SiteCollector:
         return PositionView(position, question, mark.price, mark.value)
 
     def _decision_view(self, record: DecisionRecord) -> DecisionView:
-        outcome = record.outcome or {}
-        return DecisionView(record, outcome, self._raw_reply(outcome))
+        return DecisionView(record, record.outcome, self._raw_reply(record.outcome))
 
-    def _raw_reply(self, outcome: dict[str, Any]) -> str:
-        responses = outcome.get("responses") or []
-        if not responses or self._blobs is None:
+    def _raw_reply(self, outcome: DecisionOutcome | None) -> str:
+        if outcome is None or not outcome.responses or self._blobs is None:
             return ""
         try:
-            body = self._blobs.get(str(responses[-1]["response_ref"])).decode("utf-8", "replace")
+            body = self._blobs.get(outcome.responses[-1].response_ref).decode("utf-8", "replace")
         except ArenaError:
             return "(raw reply unavailable)"
         return _reply_text(body)[:RAW_REPLY_LIMIT]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
+from dataclasses import asdict
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
@@ -19,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from arena_core.domain.cohort import METHODOLOGY_VERSION, Cohort
 from arena_core.site import exports
-from arena_core.site.collect import AgentView, CohortView, FamilyView
+from arena_core.site.collect import AgentView, CohortView, DecisionView, FamilyView
 
 HERE = Path(__file__).parent
 COHORT_TABLES = (
@@ -87,11 +88,12 @@ def cohort_rows(view: CohortView) -> dict[str, list[dict[str, Any]]]:
             {**latest, **agent.agent.model_dump(), "snapshot_at": latest.get("taken_at")}
         )
         for d in agent.decisions:
+            outcome = d.outcome.model_dump() if d.outcome else {}
             tables["decisions"].append(
                 {
-                    **d.record.model_dump(),
-                    **d.outcome,
-                    "replies": len(d.outcome.get("responses", [])),
+                    **d.record.model_dump(exclude={"checkpoint", "outcome"}),
+                    **outcome,
+                    "replies": len(d.outcome.responses) if d.outcome else 0,
                 }
             )
         tables["trades"] += [t.model_dump() for t in agent.trades]
@@ -156,7 +158,7 @@ class SiteRenderer:
                 ],
                 indent=1,
             ).encode(),
-            **exports.table_files("data", "leaderboard", [r.as_row() for r in rows]),
+            **exports.table_files("data", "leaderboard", [asdict(r) for r in rows]),
         }
         for family in families:
             files[f"models/{family.spec.family_id}.html"] = self.page(
@@ -184,7 +186,7 @@ class SiteRenderer:
 
 def recent_decisions(families: Sequence[FamilyView], cohorts: Sequence[CohortView]) -> None:
     """Attach each family's most recent decisions (from the cohorts being rendered)."""
-    by_family: dict[str, list[Any]] = {}
+    by_family: dict[str, list[DecisionView]] = {}
     for cohort in cohorts:
         for agent in cohort.agents:
             by_family.setdefault(agent.agent.family_id, []).extend(agent.decisions)

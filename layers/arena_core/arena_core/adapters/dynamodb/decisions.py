@@ -1,15 +1,15 @@
 """Decision claims on DynamoDB: claim before call, owner tokens, leases, attempt limits.
 
 Claiming is one conditional update that succeeds only when the row does not exist, is a
-retryable failure under the attempt limit, or holds a claim whose lease has expired. Leases are
-fixed-width UTC strings, so the lease comparison is a string comparison inside the condition.
-Every later write on the row is conditional on the owner token and the claimed status: a run
-whose lease was taken over cannot overwrite the new owner's work.
+retryable failure under the attempt limit, or holds a claim whose lease has expired (or is held
+by the same owner). Leases are fixed-width UTC strings, so the lease comparison is a string
+comparison inside the condition. Every later write on the row is conditional on the owner token
+and the claimed status: a run whose lease was taken over cannot overwrite the new owner's work.
+The checkpoint and the outcome are stored as JSON text.
 """
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -17,21 +17,59 @@ from arena_core.adapters.dynamodb import schema as k
 from arena_core.adapters.dynamodb.codec import from_attributes, from_fields
 from arena_core.adapters.dynamodb.table import ConditionFailed, Expr, Table
 from arena_core.domain.cohort import Agent
+from arena_core.domain.decisions import (
+    Consultation,
+    DecisionOutcome,
+    DecisionRecord,
+    DecisionStatus,
+    claim_refusal,
+)
 from arena_core.errors import ClaimConflictError, ClaimLostError
-from arena_core.ports.repository import DecisionRecord, DecisionStatus, Repository, claim_refusal
+from arena_core.ports.decision_store import DecisionStore
+
+CHECKPOINT, OUTCOME = "checkpoint_json", "outcome_json"
 
 
 def decision_record(item: dict[str, Any]) -> DecisionRecord:
     fields = from_attributes(item)
-    for name in ("checkpoint", "outcome"):
-        raw = fields.pop(f"{name}_json", None)
-        fields[name] = json.loads(raw) if raw else None
+    checkpoint, outcome = fields.pop(CHECKPOINT, None), fields.pop(OUTCOME, None)
+    fields["checkpoint"] = Consultation.model_validate_json(checkpoint) if checkpoint else None
+    fields["outcome"] = DecisionOutcome.model_validate_json(outcome) if outcome else None
     return from_fields(DecisionRecord, fields)
 
 
-class DecisionStore(Repository):
-    """The decision half of the DynamoDB repository (the rest is in ``repository.py``)."""
+def _claim_update(
+    e: Expr, agent: Agent, week: int, *, owner: str, now: datetime, lease: timedelta
+) -> str:
+    attempts = e.n("attempts")
+    return (
+        f"SET {e.n('status')} = {e.v(DecisionStatus.CLAIMED)}, {e.n('owner')} = {e.v(owner)}, "
+        f"{e.n('lease_until')} = {e.v(k.stamp(now + lease))}, "
+        f"{e.n('claims')} = if_not_exists({e.n('claims')}, {e.v(0)}) + {e.v(1)}, "
+        f"{attempts} = if_not_exists({attempts}, {e.v(0)}), "
+        f"{e.n('trades_applied')} = if_not_exists({e.n('trades_applied')}, {e.v(0)}), "
+        f"{e.n('decision_id')} = {e.v(DecisionRecord.id_for(agent.agent_id, week))}, "
+        f"{e.n('agent_id')} = {e.v(agent.agent_id)}, "
+        f"{e.n('cohort_id')} = {e.v(agent.cohort_id)}, {e.n('week')} = {e.v(week)}, "
+        f"{e.n('entity')} = {e.v('decision')}, "
+        f"{e.n('created_at')} = if_not_exists({e.n('created_at')}, {e.v(now)}), "
+        f"{e.n('updated_at')} = {e.v(now)}"
+    )
 
+
+def _claimable(e: Expr, owner: str, now: datetime, max_attempts: int) -> str:
+    status, lease_until = e.n("status"), e.n("lease_until")
+    return (
+        f"attribute_not_exists({e.n(k.PK)}) "
+        f"OR ({status} = {e.v(DecisionStatus.RETRYABLE_FAILURE)} "
+        f"AND {e.n('attempts')} < {e.v(max_attempts)}) "
+        f"OR ({status} = {e.v(DecisionStatus.CLAIMED)} "
+        f"AND {lease_until} < {e.v(k.stamp(now))}) "
+        f"OR ({status} = {e.v(DecisionStatus.CLAIMED)} AND {e.n('owner')} = {e.v(owner)})"
+    )
+
+
+class DynamoDecisionStore(DecisionStore):
     def __init__(self, table: Table) -> None:
         self.table = table
 
@@ -47,28 +85,8 @@ class DecisionStore(Repository):
     ) -> DecisionRecord:
         decision_id = DecisionRecord.id_for(agent.agent_id, week)
         e = Expr()
-        status, lease_until, attempts = e.n("status"), e.n("lease_until"), e.n("attempts")
-        update = (
-            f"SET {status} = {e.v(DecisionStatus.CLAIMED)}, {e.n('owner')} = {e.v(owner)}, "
-            f"{lease_until} = {e.v(k.stamp(now + lease))}, "
-            f"{e.n('claims')} = if_not_exists({e.n('claims')}, {e.v(0)}) + {e.v(1)}, "
-            f"{attempts} = if_not_exists({attempts}, {e.v(0)}), "
-            f"{e.n('trades_applied')} = if_not_exists({e.n('trades_applied')}, {e.v(0)}), "
-            f"{e.n('decision_id')} = {e.v(decision_id)}, "
-            f"{e.n('agent_id')} = {e.v(agent.agent_id)}, "
-            f"{e.n('cohort_id')} = {e.v(agent.cohort_id)}, {e.n('week')} = {e.v(week)}, "
-            f"{e.n('entity')} = {e.v('decision')}, "
-            f"{e.n('created_at')} = if_not_exists({e.n('created_at')}, {e.v(now)}), "
-            f"{e.n('updated_at')} = {e.v(now)}"
-        )
-        condition = (
-            f"attribute_not_exists({e.n(k.PK)}) "
-            f"OR ({status} = {e.v(DecisionStatus.RETRYABLE_FAILURE)} "
-            f"AND {attempts} < {e.v(max_attempts)}) "
-            f"OR ({status} = {e.v(DecisionStatus.CLAIMED)} "
-            f"AND {lease_until} < {e.v(k.stamp(now))}) "
-            f"OR ({status} = {e.v(DecisionStatus.CLAIMED)} AND {e.n('owner')} = {e.v(owner)})"
-        )
+        update = _claim_update(e, agent, week, owner=owner, now=now, lease=lease)
+        condition = _claimable(e, owner, now, max_attempts)
         try:
             item = self.table.update(
                 k.decision_key(agent.agent_id, decision_id), update, e, condition=condition
@@ -77,9 +95,10 @@ class DecisionStore(Repository):
             raise self._refusal(exc, decision_id, now, max_attempts, owner) from exc
         return decision_record(item)
 
+    @staticmethod
     def _refusal(
-        self, exc: ConditionFailed, decision_id: str, now: datetime, max_attempts: int, owner: str
-    ) -> Exception:
+        exc: ConditionFailed, decision_id: str, now: datetime, max_attempts: int, owner: str
+    ) -> ClaimConflictError:
         if exc.old_item:
             refusal = claim_refusal(decision_record(dict(exc.old_item)), now, max_attempts, owner)
             if refusal is not None:
@@ -104,7 +123,7 @@ class DecisionStore(Repository):
         condition = (
             f"{e.n('owner')} = {e.v(owner)} AND {e.n('status')} = {e.v(DecisionStatus.CLAIMED)}"
         )
-        agent_id = decision_id.rsplit(".w", 1)[0]
+        agent_id = DecisionRecord.agent_of(decision_id)
         try:
             return self.table.update(
                 k.decision_key(agent_id, decision_id), update, e, condition=condition
@@ -116,10 +135,10 @@ class DecisionStore(Repository):
         self._owned_update(decision_id, owner, {"lease_until": k.stamp(lease_until)})
 
     def save_checkpoint(
-        self, decision_id: str, *, owner: str, checkpoint: dict[str, Any], now: datetime
+        self, decision_id: str, *, owner: str, checkpoint: Consultation, now: datetime
     ) -> None:
-        payload = json.dumps(checkpoint, sort_keys=True)
-        self._owned_update(decision_id, owner, {"checkpoint_json": payload, "updated_at": now})
+        payload = checkpoint.model_dump_json()
+        self._owned_update(decision_id, owner, {CHECKPOINT: payload, "updated_at": now})
 
     def finish_decision(
         self,
@@ -128,7 +147,7 @@ class DecisionStore(Repository):
         owner: str,
         status: DecisionStatus,
         now: datetime,
-        outcome: dict[str, Any] | None = None,
+        outcome: DecisionOutcome | None = None,
         error: str | None = None,
     ) -> DecisionRecord:
         if status is DecisionStatus.CLAIMED:
@@ -136,23 +155,24 @@ class DecisionStore(Repository):
         sets: dict[str, Any] = {"status": status, "updated_at": now}
         removes = ["lease_until"]
         if outcome is not None:
-            sets["outcome_json"] = json.dumps(outcome, sort_keys=True)
+            sets[OUTCOME] = outcome.model_dump_json()
         else:
-            removes.append("outcome_json")
+            removes.append(OUTCOME)
         if error is not None:
             sets["error"] = error
         else:
             removes.append("error")
         failed = {"attempts": 1} if status is DecisionStatus.RETRYABLE_FAILURE else None
         if failed:  # a retryable failure starts the next attempt from scratch
-            removes.append("checkpoint_json")
+            removes.append(CHECKPOINT)
         item = self._owned_update(decision_id, owner, sets, adds=failed, removes=tuple(removes))
         return decision_record(item)
 
     def get_decision(self, decision_id: str) -> DecisionRecord | None:
-        agent_id = decision_id.rsplit(".w", 1)[0]
+        agent_id = DecisionRecord.agent_of(decision_id)
         item = self.table.get(k.decision_key(agent_id, decision_id))
         return None if item is None else decision_record(item)
 
     def decisions(self, agent_id: str) -> list[DecisionRecord]:
-        return [decision_record(i) for i in self.table.partition(k.agent_pk(agent_id), "DECISION#")]
+        items = self.table.partition(k.agent_pk(agent_id), k.DECISION)
+        return [decision_record(i) for i in items]

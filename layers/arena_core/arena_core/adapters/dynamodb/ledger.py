@@ -9,15 +9,18 @@ position settled" is a condition on that count.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from arena_core.adapters.dynamodb import schema as k
 from arena_core.adapters.dynamodb.codec import decode, encode, to_attributes
-from arena_core.adapters.dynamodb.decisions import DecisionStore
-from arena_core.adapters.dynamodb.table import Expr, TransactionCancelled
+from arena_core.adapters.dynamodb.counters import score_increments
+from arena_core.adapters.dynamodb.table import Expr, Table, TransactionCancelled
 from arena_core.domain.accounting import Execution
 from arena_core.domain.cohort import Agent
+from arena_core.domain.decisions import DecisionStatus
+from arena_core.domain.holdings import AgentHoldings
 from arena_core.domain.portfolio import (
     BetScore,
     Position,
@@ -26,11 +29,28 @@ from arena_core.domain.portfolio import (
     Trade,
     TradeKind,
 )
-from arena_core.errors import ClaimLostError, PersistenceError, VersionConflictError
-from arena_core.ports.repository import score_sums
+from arena_core.errors import (
+    ClaimLostError,
+    NotFoundError,
+    PersistenceError,
+    VersionConflictError,
+)
+from arena_core.ports.ledger_store import LedgerStore
 
 
-class LedgerStore(DecisionStore):
+class DynamoLedgerStore(LedgerStore):
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self._holdings: dict[str, AgentHoldings] = {}  # by agent id; see _holdings_at()
+
+    def get_agent(self, agent_id: str) -> Agent:
+        item = self.table.get(k.agent_key(agent_id))
+        if item is None:
+            raise NotFoundError(f"no agent {agent_id}")
+        return decode(Agent, item)
+
+    # --- trades -----------------------------------------------------------------------------
+
     def apply_trade(self, execution: Execution, *, expected_version: int, owner: str) -> bool:
         trade, position = execution.trade, execution.position
         opening = trade.kind is TradeKind.BUY and position.opened_by == trade.trade_id
@@ -40,7 +60,7 @@ class LedgerStore(DecisionStore):
                 "trade",
                 _put_new(encode(trade, "trade", k.trade_key(trade.agent_id, trade.trade_id))),
             ),
-            ("decision", self._progress_operation(trade, owner)),
+            ("decision", _progress_operation(trade, owner)),
             (
                 "agent",
                 _cash_update(
@@ -74,32 +94,25 @@ class LedgerStore(DecisionStore):
             raise PersistenceError(f"trade {trade.trade_id} not applied: {exc.reasons}") from exc
         return True
 
-    def _progress_operation(self, trade: Trade, owner: str) -> dict[str, Any]:
-        expr = Expr()
-        return {
-            "Update": {
-                "Key": k.decision_key(trade.agent_id, trade.decision_id),
-                "UpdateExpression": f"ADD {expr.n('trades_applied')} {expr.v(1)}",
-                "ConditionExpression": (
-                    f"{expr.n('owner')} = {expr.v(owner)} "
-                    f"AND {expr.n('status')} = {expr.v('claimed')}"
-                ),
-                **expr.kwargs(),
-            }
-        }
-
     def get_trade(self, agent_id: str, trade_id: str) -> Trade | None:
         item = self.table.get(k.trade_key(agent_id, trade_id))
         return None if item is None else decode(Trade, item)
 
     def trades(self, agent_id: str) -> list[Trade]:
-        return [decode(Trade, i) for i in self._agent_items(agent_id, "TRADE#")]
+        return [decode(Trade, i) for i in self._agent_items(agent_id, k.TRADE)]
 
     def positions(self, agent_id: str) -> list[Position]:
-        return [decode(Position, i) for i in self._agent_items(agent_id, "POSITION#")]
+        return [decode(Position, i) for i in self._agent_items(agent_id, k.POSITION)]
+
+    def open_positions_on(self, market_id: str) -> list[Position]:
+        items = self.table.index_partition(k.GSI1, k.GSI1PK, k.open_position_index(market_id))
+        found = [decode(Position, i) for i in items]
+        return sorted((p for p in found if p.is_open), key=lambda p: (p.agent_id, p.position_id))
 
     def _agent_items(self, agent_id: str, prefix: str) -> list[dict[str, Any]]:
         return list(self.table.partition(k.agent_pk(agent_id), prefix))
+
+    # --- settlements ------------------------------------------------------------------------
 
     def apply_settlement(
         self,
@@ -123,14 +136,14 @@ class LedgerStore(DecisionStore):
                 **expr.kwargs(),
             }
         }
-        sums = {"settled_positions": 1, **score_sums(scores)}
+        increments = {"settled_positions": 1, **score_increments(scores)}
         operations = [
             ("settlement", _put_new(_settlement_item(settlement))),
             ("agent", agent_update),
             ("position", {"Put": {"Item": position_item(position)}}),
             ("guard", {"Delete": {"Key": _guard_key(position)}}),
             ("market", _open_count_update(position.market_id, -1)),
-            ("aggregate", _aggregate_update(family_id, sums)),
+            ("aggregate", _aggregate_update(family_id, increments)),
             *((f"score-{s.trade_id}", {"Put": {"Item": _score_item(s)}}) for s in scores),
         ]
         try:
@@ -146,10 +159,73 @@ class LedgerStore(DecisionStore):
         return True
 
     def settlements(self, agent_id: str) -> list[Settlement]:
-        return [decode(Settlement, i) for i in self._agent_items(agent_id, "SETTLEMENT#")]
+        return [decode(Settlement, i) for i in self._agent_items(agent_id, k.SETTLEMENT)]
 
     def bet_scores(self, agent_id: str) -> list[BetScore]:
-        return [decode(BetScore, i) for i in self._agent_items(agent_id, "SCORE#")]
+        return [decode(BetScore, i) for i in self._agent_items(agent_id, k.SCORE)]
+
+    # --- holdings ---------------------------------------------------------------------------
+
+    def holdings(self, agent_id: str) -> AgentHoldings:
+        return self._holdings_at(self.get_agent(agent_id))
+
+    def holdings_of(self, agent_ids: Sequence[str]) -> dict[str, AgentHoldings]:
+        """Profiles in one BatchGetItem, then ``holdings`` per agent without its GetItem."""
+        items = self.table.batch_get([k.agent_key(a) for a in agent_ids])
+        agents = {a.agent_id: a for a in (decode(Agent, i) for i in items)}
+        missing = [a for a in agent_ids if a not in agents]
+        if missing:
+            raise NotFoundError(f"no agent {missing[0]}")
+        return {agent_id: self._holdings_at(agents[agent_id]) for agent_id in agent_ids}
+
+    def _holdings_at(self, agent: Agent) -> AgentHoldings:
+        """The agent's positions and bet scores, from this process's cache while the profile's
+        version (read just before) is unchanged, since every trade and settlement bumps it in
+        the same transaction; otherwise one range query: sort keys ``POSITION#…``, ``PROFILE``
+        and ``SCORE#…`` are adjacent."""
+        agent_id = agent.agent_id
+        cached = self._holdings.get(agent_id)
+        if cached is not None and cached.agent.version == agent.version:
+            return AgentHoldings(agent, cached.positions, cached.scores)
+        kinds = partition_by_kind(
+            self.table.partition(k.agent_pk(agent_id), between=(k.HOLDINGS_FIRST, k.HOLDINGS_LAST))
+        )
+        profile = kinds.get(k.PROFILE)
+        if not profile:
+            raise NotFoundError(f"no agent {agent_id}")
+        found = AgentHoldings(
+            agent=decode(Agent, profile[0]),
+            positions=[decode(Position, i) for i in kinds.get(k.POSITION, [])],
+            scores=[decode(BetScore, i) for i in kinds.get(k.SCORE, [])],
+        )
+        # A query is not isolated from a transaction committing meanwhile: cache only what
+        # was read between two identical versions, so a torn read is never kept.
+        if found.agent.version == agent.version:
+            self._holdings[agent_id] = found
+        return found
+
+
+def partition_by_kind(items: Any) -> dict[str, list[dict[str, Any]]]:
+    """The items of one partition grouped by what they are (their sort key's prefix)."""
+    kinds: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        kinds.setdefault(k.sort_kind(item[k.SK]["S"]), []).append(item)
+    return kinds
+
+
+def _progress_operation(trade: Trade, owner: str) -> dict[str, Any]:
+    expr = Expr()
+    return {
+        "Update": {
+            "Key": k.decision_key(trade.agent_id, trade.decision_id),
+            "UpdateExpression": f"ADD {expr.n('trades_applied')} {expr.v(1)}",
+            "ConditionExpression": (
+                f"{expr.n('owner')} = {expr.v(owner)} "
+                f"AND {expr.n('status')} = {expr.v(DecisionStatus.CLAIMED)}"
+            ),
+            **expr.kwargs(),
+        }
+    }
 
 
 def _guard_key(position: Position) -> dict[str, str]:
@@ -181,11 +257,11 @@ def position_item(position: Position) -> dict[str, Any]:
     )
 
 
-def _cash_update(agent_id: str, version: int, before: Any, after: Any) -> dict[str, Any]:
+def _cash_update(agent_id: str, version: int, before: Decimal, after: Decimal) -> dict[str, Any]:
     """Set the new cash if the agent is unchanged (version and cash) and the result is not
     negative: ``cash >= spend`` is written out even though the domain already checked it."""
     expr = Expr()
-    spend = max(before - after, 0)
+    spend = max(before - after, Decimal(0))
     condition = (
         f"{expr.n('version')} = {expr.v(version)} AND {expr.n('cash')} = {expr.v(before)} "
         f"AND {expr.n('cash')} >= {expr.v(spend)}"
@@ -209,9 +285,9 @@ def _open_count_update(market_id: str, delta: int) -> dict[str, Any]:
     return {"Update": {"Key": k.market_key(market_id), "UpdateExpression": update, **expr.kwargs()}}
 
 
-def _aggregate_update(family_id: str, deltas: dict[str, Any]) -> dict[str, Any]:
+def _aggregate_update(family_id: str, increments: Mapping[str, int | Decimal]) -> dict[str, Any]:
     expr = Expr()
-    adds = ", ".join(f"{expr.n(name)} {expr.v(amount)}" for name, amount in deltas.items())
+    adds = ", ".join(f"{expr.n(name)} {expr.v(amount)}" for name, amount in increments.items())
     update = f"ADD {adds} SET {expr.n('family_id')} = {expr.v(family_id)}"
     return {
         "Update": {"Key": k.aggregate_key(family_id), "UpdateExpression": update, **expr.kwargs()}

@@ -1,7 +1,8 @@
 """The table's key schema and item keys: the single source the CDK table and the tests use.
 
 One table, on-demand, generic key names (``PK``/``SK``) and two overloaded global secondary
-indexes (``GSI1``, ``GSI2``). Every key the adapter writes is built here.
+indexes (``GSI1``, ``GSI2``). Every key prefix is defined here once and every key the adapter
+writes is built here (see ACCESS_PATTERNS.md beside this file).
 """
 
 from __future__ import annotations
@@ -19,8 +20,33 @@ TABLE_SCHEMA: dict[str, Any] = {
     "indexes": {GSI1: (GSI1PK, GSI1SK), GSI2: (GSI2PK, GSI2SK)},
 }
 
-OPEN_MARKETS = "MARKETS#OPEN"
+# Partition key prefixes.
+COHORT = "COHORT#"
+AGENT = "AGENT#"
+MARKET = "MARKET#"
+SNAPSHOT = "SNAP#"
+HOURLY_SNAPSHOT = "SNAPH#"
+SERIES = "SERIES#"
 AGGREGATES = "AGGREGATES"
+# Sort keys and sort key prefixes.
+COHORT_ITEM = "COHORT"
+PROFILE = "PROFILE"
+STATE = "STATE"
+DECISION = "DECISION#"
+POSITION = "POSITION#"
+OPEN_GUARD = "OPEN#"
+TRADE = "TRADE#"
+SETTLEMENT = "SETTLEMENT#"
+SCORE = "SCORE#"
+LATEST = "LATEST#"
+FAMILY = "FAMILY#"
+# Index partitions.
+COHORTS_BY_STATUS = "COHORTS#"
+OPEN_POSITIONS = "OPENPOS#"
+OPEN_MARKETS = "MARKETS#OPEN"
+
+# The agent partition's sort keys between these are its positions, profile and bet scores.
+HOLDINGS_FIRST, HOLDINGS_LAST = POSITION, SCORE + "\uffff"
 
 
 def create_table_kwargs(table_name: str) -> dict[str, Any]:
@@ -53,62 +79,94 @@ def stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def sort_kind(sort_key: str) -> str:
+    """The prefix that says what an item of a partition is (``POSITION#``, ``PROFILE``...)."""
+    head, hash_, _ = sort_key.partition("#")
+    return head + hash_
+
+
 def key(pk: str, sk: str) -> dict[str, str]:
     return {PK: pk, SK: sk}
 
 
+# --- cohorts ------------------------------------------------------------------------------------
+
+
+def cohort_pk(cohort_id: str) -> str:
+    return f"{COHORT}{cohort_id}"
+
+
 def cohort_key(cohort_id: str) -> dict[str, str]:
-    return key(f"COHORT#{cohort_id}", "COHORT")
+    return key(cohort_pk(cohort_id), COHORT_ITEM)
 
 
-PROFILE = "PROFILE"
-# The agent partition's sort keys between these are its positions, profile and bet scores.
-HOLDINGS_FIRST, HOLDINGS_LAST = "POSITION#", "SCORE#\uffff"
+def cohorts_index(status: str) -> str:
+    """GSI1 partition of the cohorts in one status (``active`` or ``completed``)."""
+    return f"{COHORTS_BY_STATUS}{status}"
 
 
-def agent_key(agent_id: str) -> dict[str, str]:
-    return key(f"AGENT#{agent_id}", PROFILE)
+def family_index(family_id: str) -> str:
+    """GSI2 partition of a family's agents and latest snapshots."""
+    return f"{FAMILY}{family_id}"
+
+
+def family_agent_sort(cohort_id: str) -> str:
+    return f"{AGENT}{cohort_id}"
+
+
+def family_latest_sort(cohort_id: str) -> str:
+    return f"{LATEST}{cohort_id}"
+
+
+# --- the agent partition ------------------------------------------------------------------------
 
 
 def agent_pk(agent_id: str) -> str:
-    return f"AGENT#{agent_id}"
+    return f"{AGENT}{agent_id}"
+
+
+def agent_key(agent_id: str) -> dict[str, str]:
+    return key(agent_pk(agent_id), PROFILE)
 
 
 def decision_key(agent_id: str, decision_id: str) -> dict[str, str]:
-    return key(agent_pk(agent_id), f"DECISION#{decision_id}")
+    return key(agent_pk(agent_id), f"{DECISION}{decision_id}")
 
 
 def position_key(agent_id: str, position_id: str) -> dict[str, str]:
-    return key(agent_pk(agent_id), f"POSITION#{position_id}")
+    return key(agent_pk(agent_id), f"{POSITION}{position_id}")
 
 
 def open_guard_key(agent_id: str, market_id: str, side: str) -> dict[str, str]:
-    return key(agent_pk(agent_id), f"OPEN#{market_id}#{side}")
+    return key(agent_pk(agent_id), f"{OPEN_GUARD}{market_id}#{side}")
 
 
 def trade_key(agent_id: str, trade_id: str) -> dict[str, str]:
-    return key(agent_pk(agent_id), f"TRADE#{trade_id}")
+    return key(agent_pk(agent_id), f"{TRADE}{trade_id}")
 
 
 def settlement_key(agent_id: str, settlement_id: str) -> dict[str, str]:
-    return key(agent_pk(agent_id), f"SETTLEMENT#{settlement_id}")
+    return key(agent_pk(agent_id), f"{SETTLEMENT}{settlement_id}")
 
 
 def score_key(agent_id: str, trade_id: str) -> dict[str, str]:
-    return key(agent_pk(agent_id), f"SCORE#{trade_id}")
+    return key(agent_pk(agent_id), f"{SCORE}{trade_id}")
 
 
 def open_position_index(market_id: str) -> str:
     """GSI1 partition of a market's open positions (positions leave it when they close)."""
-    return f"OPENPOS#{market_id}"
+    return f"{OPEN_POSITIONS}{market_id}"
+
+
+# --- markets, snapshots, read models ------------------------------------------------------------
 
 
 def market_key(market_id: str) -> dict[str, str]:
-    return key(f"MARKET#{market_id}", "STATE")
+    return key(f"{MARKET}{market_id}", STATE)
 
 
 def snapshot_pk(agent_id: str) -> str:
-    return f"SNAP#{agent_id}"
+    return f"{SNAPSHOT}{agent_id}"
 
 
 def snapshot_key(agent_id: str, taken_at: datetime) -> dict[str, str]:
@@ -116,7 +174,7 @@ def snapshot_key(agent_id: str, taken_at: datetime) -> dict[str, str]:
 
 
 def hourly_snapshot_pk(agent_id: str) -> str:
-    return f"SNAPH#{agent_id}"
+    return f"{HOURLY_SNAPSHOT}{agent_id}"
 
 
 def hourly_snapshot_key(agent_id: str, hour: datetime) -> dict[str, str]:
@@ -124,16 +182,16 @@ def hourly_snapshot_key(agent_id: str, hour: datetime) -> dict[str, str]:
 
 
 def latest_key(cohort_id: str, agent_id: str) -> dict[str, str]:
-    return key(f"COHORT#{cohort_id}", f"LATEST#{agent_id}")
+    return key(cohort_pk(cohort_id), f"{LATEST}{agent_id}")
 
 
 def aggregate_key(family_id: str) -> dict[str, str]:
-    return key(AGGREGATES, f"FAMILY#{family_id}")
+    return key(AGGREGATES, f"{FAMILY}{family_id}")
+
+
+def series_pk(family_id: str, resolution: str) -> str:
+    return f"{SERIES}{family_id}#{resolution}"
 
 
 def series_key(family_id: str, resolution: str, bucket: datetime) -> dict[str, str]:
     return key(series_pk(family_id, resolution), stamp(bucket))
-
-
-def series_pk(family_id: str, resolution: str) -> str:
-    return f"SERIES#{family_id}#{resolution}"

@@ -1,0 +1,66 @@
+"""Market state on DynamoDB: the latest known market (as JSON: recorded prices can exceed
+DynamoDB's 38 digits) and its count of open positions, which trades and settlements move."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from arena_core.adapters.dynamodb import schema as k
+from arena_core.adapters.dynamodb.codec import from_attributes
+from arena_core.adapters.dynamodb.table import ConditionFailed, Expr, Table
+from arena_core.domain.market import Market
+from arena_core.ports.market_store import MarketStore
+
+
+class DynamoMarketStore(MarketStore):
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def save_markets(self, markets: Sequence[Market]) -> None:
+        for market in markets:
+            expr = Expr()
+            update = (
+                f"SET {expr.n('market')} = {expr.v(market.model_dump_json())}, "
+                f"{expr.n('market_id')} = {expr.v(market.market_id)}, "
+                f"{expr.n('entity')} = {expr.v('market')}"
+            )
+            self.table.update(k.market_key(market.market_id), update, expr)
+
+    def get_markets(self, market_ids: Sequence[str]) -> dict[str, Market]:
+        items = self.table.batch_get([k.market_key(i) for i in dict.fromkeys(market_ids)])
+        found = {}
+        for item in items:
+            fields = from_attributes(item)
+            if "market" in fields:
+                market = Market.model_validate_json(fields["market"])
+                found[market.market_id] = market
+        return found
+
+    def markets_with_open_positions(self) -> list[str]:
+        items = self.table.index_partition(k.GSI1, k.GSI1PK, k.OPEN_MARKETS)
+        open_ids = []
+        for item in items:
+            fields = from_attributes(item)
+            if fields.get("open_positions", 0) > 0:
+                open_ids.append(str(fields["market_id"]))
+        return sorted(open_ids)
+
+    def mark_market_resolved(self, market: Market, at: datetime) -> bool:
+        expr = Expr()
+        count = expr.n("open_positions")
+        resolved = {
+            "resolved_at": at,
+            "market": market.model_dump_json(),
+            "market_id": market.market_id,
+        }
+        update = f"SET {expr.assignments(resolved)} REMOVE {expr.n(k.GSI1PK)}, {expr.n(k.GSI1SK)}"
+        condition = (
+            f"(attribute_not_exists({count}) OR {count} <= {expr.v(0)}) "
+            f"AND attribute_not_exists({expr.n('resolved_at')})"
+        )
+        try:
+            self.table.update(k.market_key(market.market_id), update, expr, condition=condition)
+        except ConditionFailed:
+            return False
+        return True

@@ -1,0 +1,26 @@
+"""The five store roles on one DynamoDB table: each role a store of its own over the same
+``Table`` (one client, one retry policy), composed here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena_core.adapters.dynamodb.cohorts import DynamoCohortStore
+from arena_core.adapters.dynamodb.decisions import DynamoDecisionStore
+from arena_core.adapters.dynamodb.ledger import DynamoLedgerStore
+from arena_core.adapters.dynamodb.markets import DynamoMarketStore
+from arena_core.adapters.dynamodb.table import Table
+from arena_core.adapters.dynamodb.views import DynamoViewStore
+from arena_core.ports.stores import Stores
+
+
+def dynamo_stores(client: Any, table_name: str) -> Stores:
+    """Every role over one table, through ``client`` (a boto3 DynamoDB client)."""
+    table = Table(client, table_name)
+    return Stores(
+        cohorts=DynamoCohortStore(table),
+        decisions=DynamoDecisionStore(table),
+        ledger=DynamoLedgerStore(table),
+        markets=DynamoMarketStore(table),
+        views=DynamoViewStore(table),
+    )

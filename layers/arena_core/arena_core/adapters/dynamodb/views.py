@@ -1,0 +1,116 @@
+"""Snapshots and read models on DynamoDB: raw and hourly snapshots, each agent's latest, the
+families' series points and running aggregates, and an agent's records in one query."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import suppress
+from datetime import datetime
+
+from arena_core.adapters.dynamodb import schema as k
+from arena_core.adapters.dynamodb.codec import decode, encode, from_attributes, from_fields
+from arena_core.adapters.dynamodb.counters import from_flat
+from arena_core.adapters.dynamodb.decisions import decision_record
+from arena_core.adapters.dynamodb.ledger import partition_by_kind
+from arena_core.adapters.dynamodb.table import ConditionFailed, Expr, Table
+from arena_core.domain.aggregates import FamilyAggregate
+from arena_core.domain.holdings import AgentRecords
+from arena_core.domain.portfolio import (
+    BetScore,
+    PortfolioSnapshot,
+    Position,
+    SeriesPoint,
+    Settlement,
+    Trade,
+    newest_per_hour,
+    snapshot_hour,
+)
+from arena_core.ports.view_store import ViewStore
+
+
+class DynamoViewStore(ViewStore):
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def agent_records(self, agent_id: str) -> AgentRecords:
+        """One query of the agent's partition instead of five."""
+        kinds = partition_by_kind(self.table.partition(k.agent_pk(agent_id)))
+        return AgentRecords(
+            positions=[decode(Position, i) for i in kinds.get(k.POSITION, [])],
+            trades=[decode(Trade, i) for i in kinds.get(k.TRADE, [])],
+            settlements=[decode(Settlement, i) for i in kinds.get(k.SETTLEMENT, [])],
+            scores=[decode(BetScore, i) for i in kinds.get(k.SCORE, [])],
+            decisions=[decision_record(i) for i in kinds.get(k.DECISION, [])],
+        )
+
+    def put_snapshots(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
+        raw = [encode(s, "snapshot", k.snapshot_key(s.agent_id, s.taken_at)) for s in snapshots]
+        hourly = [
+            encode(s, "hourly", k.hourly_snapshot_key(s.agent_id, snapshot_hour(s.taken_at)))
+            for s in newest_per_hour(snapshots)
+        ]
+        self.table.batch_put(raw + hourly)
+        latest: dict[str, PortfolioSnapshot] = {}
+        for s in snapshots:
+            if s.agent_id not in latest or s.taken_at > latest[s.agent_id].taken_at:
+                latest[s.agent_id] = s
+        for s in latest.values():
+            self._put_latest(s)
+
+    def _put_latest(self, snapshot: PortfolioSnapshot) -> None:
+        """Replace the agent's latest snapshot unless a newer one is already there (reruns of
+        older passes never move it back)."""
+        index = {
+            k.GSI2PK: k.family_index(snapshot.family_id),
+            k.GSI2SK: k.family_latest_sort(snapshot.cohort_id),
+        }
+        item = encode(
+            snapshot, "latest", k.latest_key(snapshot.cohort_id, snapshot.agent_id), **index
+        )
+        expr = Expr()
+        taken = expr.n("taken_at")
+        newer = f"attribute_not_exists({taken}) OR {taken} <= {expr.v(snapshot.taken_at)}"
+        with suppress(ConditionFailed):  # a newer snapshot is already the latest
+            self.table.put(item, condition=newer, expr=expr)
+
+    def snapshots(self, agent_id: str, start: datetime, end: datetime) -> list[PortfolioSnapshot]:
+        window = (k.stamp(start), k.stamp(end))
+        items = self.table.partition(k.snapshot_pk(agent_id), between=window)
+        return [decode(PortfolioSnapshot, i) for i in items]
+
+    def hourly_snapshots(
+        self, agent_id: str, start: datetime, end: datetime
+    ) -> list[PortfolioSnapshot]:
+        window = (k.stamp(snapshot_hour(start)), k.stamp(snapshot_hour(end)))
+        items = self.table.partition(k.hourly_snapshot_pk(agent_id), between=window)
+        return [decode(PortfolioSnapshot, i) for i in items]
+
+    def latest_snapshots(self, cohort_id: str) -> dict[str, PortfolioSnapshot]:
+        items = self.table.partition(k.cohort_pk(cohort_id), k.LATEST)
+        found = [decode(PortfolioSnapshot, i) for i in items]
+        return {s.agent_id: s for s in found}
+
+    def family_latest(self, family_id: str) -> list[PortfolioSnapshot]:
+        items = self.table.index_partition(k.GSI2, k.GSI2PK, k.family_index(family_id))
+        found = [from_attributes(i) for i in items]
+        latest = [from_fields(PortfolioSnapshot, f) for f in found if f.get("entity") == "latest"]
+        return sorted(latest, key=lambda s: s.cohort_id)
+
+    def family_aggregates(self) -> dict[str, FamilyAggregate]:
+        found = []
+        for item in self.table.partition(k.AGGREGATES):
+            flat = from_attributes(item)
+            found.append(from_flat(str(flat["family_id"]), flat))
+        return {a.family_id: a for a in found}
+
+    def put_series(self, points: Sequence[SeriesPoint]) -> None:
+        self.table.batch_put(
+            [encode(p, "series", k.series_key(p.family_id, p.resolution, p.bucket)) for p in points]
+        )
+
+    def series(
+        self, family_id: str, resolution: str, start: datetime, end: datetime
+    ) -> list[SeriesPoint]:
+        window = (k.stamp(start), k.stamp(end))
+        items = self.table.partition(k.series_pk(family_id, resolution), between=window)
+        return [decode(SeriesPoint, i) for i in items]

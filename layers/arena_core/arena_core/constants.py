@@ -1,0 +1,55 @@
+"""Names and cadences shared by the runtime and the CDK app: defined here once.
+
+The handlers emit the metrics under these names and the alarms watch the same names; the
+schedules fire at these cadences and the services reason about the same cadences (the site's
+refresh window, the decision run's time). Renaming one here renames it everywhere.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from enum import StrEnum
+
+SERVICE_NAME = "forecaster-arena"
+METRICS_NAMESPACE = "ForecasterArena"
+
+
+class Metric(StrEnum):
+    """Every CloudWatch metric the handlers emit (Powertools EMF, dimension ``service``)."""
+
+    COHORTS_OPENED = "CohortsOpened"
+    DECISIONS = "Decisions"
+    FALLBACKS = "Fallbacks"
+    REJECTED_TRADES = "RejectedTrades"
+    UPSTREAM_RETRIES = "UpstreamRetries"
+    SNAPSHOTS = "Snapshots"
+    SNAPSHOT_DURATION = "SnapshotDuration"
+    STALE_POSITIONS = "StalePositions"
+    POSITIONS_SETTLED = "PositionsSettled"
+
+
+# Cadences (methodology v1 §3): the cohort opens Sunday 00:00 UTC, the decision run follows.
+DECISION_RUN_OFFSET = timedelta(minutes=5)
+SNAPSHOT_PERIOD = timedelta(minutes=10)
+RESOLVE_PERIOD = timedelta(hours=1)
+# The snapshot alarm fires when no snapshot was recorded for this long (three missed passes).
+SNAPSHOT_SILENCE = 3 * SNAPSHOT_PERIOD
+
+
+def _minutes(period: timedelta) -> int:
+    return int(period.total_seconds() // 60)
+
+
+def _rate(period: timedelta) -> str:
+    minutes = _minutes(period)
+    if minutes % 60 == 0:
+        hours = minutes // 60
+        return f"rate({hours} hour{'s' if hours > 1 else ''})"
+    return f"rate({minutes} minutes)"
+
+
+# EventBridge Scheduler expressions (UTC), derived from the cadences above.
+OPEN_COHORT_SCHEDULE = "cron(0 0 ? * SUN *)"
+DECISION_RUN_SCHEDULE = f"cron({_minutes(DECISION_RUN_OFFSET)} 0 ? * SUN *)"
+SNAPSHOT_SCHEDULE = _rate(SNAPSHOT_PERIOD)
+RESOLVE_SCHEDULE = _rate(RESOLVE_PERIOD)

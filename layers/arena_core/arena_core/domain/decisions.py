@@ -1,0 +1,157 @@
+"""One agent-week's decision: its claim row, its state, and what is recorded about it.
+
+The decide use case claims the row before the model is called, saves a ``Consultation`` (the
+answer and its audit) as the checkpoint before any trade, and closes the row with a
+``DecisionOutcome``. Every field the store, the site and the exports read is typed here, so a
+renamed field is a type error, not a ``KeyError`` at run time.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from arena_core.domain.answer import Action, Answer, BetInstruction, SellInstruction
+from arena_core.domain.base import DomainModel
+from arena_core.domain.decision_status import DecisionStatus
+from arena_core.errors import (
+    AttemptsExhaustedError,
+    ClaimConflictError,
+    ClaimHeldError,
+    DecisionAlreadySucceededError,
+)
+
+__all__ = [
+    "Consultation",
+    "DecisionOutcome",
+    "DecisionRecord",
+    "DecisionStatus",
+    "ResponseAudit",
+    "TradeAudit",
+    "claim_refusal",
+]
+
+
+class ResponseAudit(DomainModel):
+    """One reply of the model: where its raw body is stored, who answered, what it cost."""
+
+    attempt: int
+    response_ref: str
+    model: str | None
+    provider: str | None
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    cost: Decimal | None
+    latency_ms: int
+    transport_attempts: int
+    error: str | None = None  # why the reply could not be used (fed back to the model)
+
+
+class Consultation(DomainModel):
+    """What asking the agent produced: the answer (or the HOLD fallback) and the audit. Saved as
+    the decision's checkpoint before any trade, so a takeover never asks the model again."""
+
+    answer: Answer
+    fallback: bool
+    fallback_reason: str | None
+    prompt_ref: str
+    responses: tuple[ResponseAudit, ...]
+
+
+class TradeAudit(DomainModel):
+    """What became of one instruction of the answer: executed (with its fill) or rejected."""
+
+    index: int
+    trade_id: str
+    instruction: BetInstruction | SellInstruction
+    executed: bool
+    rule: str | None  # the rule that rejected it
+    reason: str | None
+    price: Decimal | None
+    shares: Decimal | None
+    amount: Decimal | None
+
+
+class DecisionOutcome(DomainModel):
+    """The final summary of a decision, as the site and the dataset show it."""
+
+    action: Action
+    reasoning: str
+    fallback: bool
+    fallback_reason: str | None
+    prompt_ref: str
+    responses: tuple[ResponseAudit, ...]
+    model: str | None
+    provider: str | None
+    trades: tuple[TradeAudit, ...]
+    executed: int
+    rejected: int
+
+    @property
+    def transport_retries(self) -> int:
+        """Upstream requests repeated by the client's own retries, over every reply."""
+        return sum(max(0, r.transport_attempts - 1) for r in self.responses)
+
+
+class DecisionRecord(DomainModel):
+    """The claim row of one agent-week, and what became of it.
+
+    ``attempts`` counts failed attempts (retryable failures), ``claims`` counts how often the row
+    was claimed (crash recoveries included). ``checkpoint`` holds what must survive a crash after
+    the model call so a takeover never calls the model twice for trades already begun;
+    ``outcome`` is the final summary.
+    """
+
+    decision_id: str
+    agent_id: str
+    cohort_id: str
+    week: int
+    status: DecisionStatus
+    owner: str | None = None
+    lease_until: datetime | None = None
+    attempts: int = 0
+    claims: int = 0
+    trades_applied: int = 0
+    created_at: datetime
+    updated_at: datetime
+    checkpoint: Consultation | None = None
+    outcome: DecisionOutcome | None = None
+    error: str | None = None
+
+    @staticmethod
+    def id_for(agent_id: str, week: int) -> str:
+        """Deterministic; zero-padded so ids sort in week order."""
+        return f"{agent_id}.w{week:03d}"
+
+    @staticmethod
+    def agent_of(decision_id: str) -> str:
+        """The agent id inside a decision id (the inverse of ``id_for``)."""
+        return decision_id.rsplit(".w", 1)[0]
+
+
+def claim_refusal(
+    record: DecisionRecord, now: datetime, max_attempts: int, owner: str
+) -> ClaimConflictError | None:
+    """Why an existing decision row cannot be claimed now, or None if it can.
+
+    The owner of a live claim may claim it again: a retried step of the same run picks up its
+    own work; any other run waits for the lease to expire.
+    """
+    status = record.status
+    if status is DecisionStatus.SUCCEEDED:
+        return DecisionAlreadySucceededError(f"decision {record.decision_id} already succeeded")
+    if status in (DecisionStatus.FAILED, DecisionStatus.EXHAUSTED):
+        return AttemptsExhaustedError(f"decision {record.decision_id} failed for good")
+    if status is DecisionStatus.RETRYABLE_FAILURE and record.attempts >= max_attempts:
+        return AttemptsExhaustedError(
+            f"decision {record.decision_id} used {record.attempts} of {max_attempts} attempts"
+        )
+    # A lease is live up to and including its expiry instant; strictly later, it can be taken.
+    if status is DecisionStatus.CLAIMED and record.owner == owner:
+        return None
+    if status is DecisionStatus.CLAIMED and record.lease_until and record.lease_until >= now:
+        return ClaimHeldError(
+            f"decision {record.decision_id} is held by another run until {record.lease_until}"
+        )
+    return None

@@ -1,0 +1,176 @@
+"""One function per Lambda entry point: build the use case from the container, run it, and
+return its typed result. Handlers stay thin (parse, call one of these, record metrics).
+
+Each entry point imports its own services, so a function loads only what it runs (the decide
+function never imports the site renderer and Jinja2): cold-start budget.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict
+
+from arena_core.bootstrap import Container
+from arena_core.constants import SNAPSHOT_PERIOD
+
+if TYPE_CHECKING:  # the workflow's models load only in the functions of the workflow
+    from arena_core.services.open_cohort import OpenCohortResult
+    from arena_core.services.publish_site import SiteReport
+    from arena_core.workflow import DecideInput, DecideOutput, FinalizeInput, PreparedRun, RunInput
+
+UTC_MIDNIGHT = time(0, 0)
+
+
+class _Result(BaseModel):
+    # Built on first use: a function returns one of these, and its cold start pays for no other.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+class SnapshotResult(_Result):
+    taken_at: datetime
+    agents: int
+    positions: int
+    markets: int
+    requests: int
+    failed_market_ids: tuple[str, ...]
+    stale_positions: int
+    seconds: float
+    site_files: int
+    site_uploaded: int
+
+
+class FinalizeResult(_Result):
+    decisions: dict[str, int]
+    snapshot: SnapshotResult
+
+
+class ResolveResult(_Result):
+    checked: int
+    settled: dict[str, int]  # market id -> positions settled now
+    failed_market_ids: tuple[str, ...]
+    completed_cohorts: tuple[str, ...]
+    site_uploaded: int
+
+
+def open_cohort(c: Container) -> OpenCohortResult:
+    from arena_core.services.open_cohort import OpenCohortService  # noqa: PLC0415
+
+    return OpenCohortService(c.stores.cohorts, c.clock, c.lineup).open()
+
+
+def prepare(c: Container, event: RunInput) -> PreparedRun:
+    from arena_core.services.weekly_run import PrepareRunService, RunRequest  # noqa: PLC0415
+
+    week = (
+        datetime.combine(event.week_start, UTC_MIDNIGHT, tzinfo=c.clock.now().tzinfo)
+        if event.week_start
+        else None
+    )
+    service = PrepareRunService(
+        c.stores.cohorts,
+        c.market_source,
+        c.blobs,
+        c.clock,
+        universe_size=c.settings.universe_size,
+        horizon=c.settings.decision_horizon,
+    )
+    request = RunRequest(week, event.cohort_ids, event.agent_ids, event.max_concurrency or 0)
+    return service.prepare(request)
+
+
+def decide(c: Container, item: DecideInput) -> DecideOutput:
+    from arena_core.domain.decisions import DecisionStatus  # noqa: PLC0415
+    from arena_core.errors import AttemptsExhaustedError  # noqa: PLC0415
+    from arena_core.services.decide import (  # noqa: PLC0415
+        DecideRequest,
+        DecideService,
+        DecideSettings,
+    )
+    from arena_core.workflow import DecideOutput  # noqa: PLC0415
+
+    settings = DecideSettings(
+        format_retries=c.settings.format_retries,
+        max_attempts=c.settings.max_attempts,
+        lease=c.lease,
+    )
+    # The execution id makes the owner token: a retried step of the same run resumes its own
+    # claim, while an overlapping execution of the same week waits or finds the work done.
+    owner = f"{item.execution_id}:{item.agent_id}"
+    request = DecideRequest(item.agent_id, item.run_at, item.universe_ref, owner)
+    service = DecideService(c.stores, c.blobs, c.clock, settings)
+    result = service.decide(request, c.agent_for)
+    if result.status is DecisionStatus.EXHAUSTED:
+        # Not retryable: the workflow's Catch records this agent's failure for the run.
+        raise AttemptsExhaustedError(result.error or f"{result.decision_id}: attempts exhausted")
+    outcome = result.outcome
+    return DecideOutput(
+        agent_id=item.agent_id,
+        decision_id=result.decision_id,
+        status=result.status,
+        already_decided=result.already_decided,
+        action=result.action.value if result.action else None,
+        fallback=result.fallback,
+        executed=result.executed,
+        rejected=result.rejected,
+        error=result.error,
+        upstream_retries=outcome.transport_retries if outcome else 0,
+    )
+
+
+def site_refresh_due(c: Container) -> bool:
+    """Whether now falls in the first snapshot period of a site refresh window (windows start
+    at Sunday 00:00 UTC): one snapshot tick per window publishes."""
+    now = c.clock.now()
+    sunday_based_day = (now.weekday() + 1) % 7
+    minutes = sunday_based_day * 1440 + now.hour * 60 + now.minute
+    return minutes % c.settings.site_refresh_minutes < SNAPSHOT_PERIOD.total_seconds() // 60
+
+
+def snapshot_and_publish(c: Container, *, force_publish: bool = False) -> SnapshotResult:
+    from arena_core.services.snapshot import SnapshotService  # noqa: PLC0415
+
+    report = SnapshotService(c.stores, c.market_source, c.clock).run()
+    site = publish_site(c) if force_publish or site_refresh_due(c) else None
+    return SnapshotResult(
+        taken_at=report.taken_at,
+        agents=report.agents,
+        positions=report.positions,
+        markets=report.markets,
+        requests=report.requests,
+        failed_market_ids=report.failed_market_ids,
+        stale_positions=report.stale_positions,
+        seconds=report.seconds,
+        site_files=site.files if site else 0,
+        site_uploaded=site.uploaded if site else 0,
+    )
+
+
+def finalize(c: Container, event: FinalizeInput) -> FinalizeResult:
+    from arena_core.services.weekly_run import decision_counts  # noqa: PLC0415
+
+    decisions = decision_counts(event.results)
+    # The run's trades appear on the site at once, whatever the refresh window.
+    return FinalizeResult(decisions=decisions, snapshot=snapshot_and_publish(c, force_publish=True))
+
+
+def publish_site(c: Container) -> SiteReport:
+    from arena_core.services.publish_site import PublishSiteService  # noqa: PLC0415
+
+    return PublishSiteService(c.stores, c.publisher, c.blobs, c.clock).run()
+
+
+def resolve(c: Container) -> ResolveResult:
+    from arena_core.services.resolution import ResolutionService  # noqa: PLC0415
+
+    report = ResolutionService(c.stores, c.market_source, c.clock).run()
+    changed = bool(report.settled or report.completed_cohorts)
+    site = publish_site(c) if changed and site_refresh_due(c) else None
+    return ResolveResult(
+        checked=report.checked,
+        settled={s.market_id: len(s.settled) for s in report.settled},
+        failed_market_ids=report.failed_market_ids,
+        completed_cohorts=report.completed_cohorts,
+        site_uploaded=site.uploaded if site else 0,
+    )

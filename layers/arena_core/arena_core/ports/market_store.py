@@ -1,0 +1,27 @@
+"""The latest known state of markets, and which of them hold open positions."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from datetime import datetime
+
+from arena_core.domain.market import Market
+
+
+class MarketStore(ABC):
+    @abstractmethod
+    def save_markets(self, markets: Sequence[Market]) -> None:
+        """Remember the latest known state of these markets."""
+
+    @abstractmethod
+    def get_markets(self, market_ids: Sequence[str]) -> dict[str, Market]: ...
+
+    @abstractmethod
+    def markets_with_open_positions(self) -> list[str]:
+        """Distinct market ids that have at least one open position, in id order."""
+
+    @abstractmethod
+    def mark_market_resolved(self, market: Market, at: datetime) -> bool:
+        """Record the resolution once no open position remains; False if positions remain or it
+        was already marked."""

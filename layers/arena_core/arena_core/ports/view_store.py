@@ -1,0 +1,56 @@
+"""Snapshots and the read models the site is built from (bounded reads, never history scans)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from datetime import datetime
+
+from arena_core.domain.aggregates import FamilyAggregate
+from arena_core.domain.holdings import AgentRecords
+from arena_core.domain.portfolio import PortfolioSnapshot, SeriesPoint
+
+
+class ViewStore(ABC):
+    @abstractmethod
+    def agent_records(self, agent_id: str) -> AgentRecords:
+        """Positions, trades, settlements, bet scores and decisions of one agent, read together."""
+
+    @abstractmethod
+    def put_snapshots(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
+        """Write snapshots (idempotent per agent and timestamp), each agent's latest, and each
+        agent's hourly snapshot: the newest of the batch in its hour replaces the hour's one, as
+        the family series points do (passes run in time order, ten minutes apart)."""
+
+    @abstractmethod
+    def snapshots(self, agent_id: str, start: datetime, end: datetime) -> list[PortfolioSnapshot]:
+        """An agent's snapshots with start <= taken_at <= end, oldest first."""
+
+    @abstractmethod
+    def hourly_snapshots(
+        self, agent_id: str, start: datetime, end: datetime
+    ) -> list[PortfolioSnapshot]:
+        """An agent's hourly snapshots (the last written in each hour) of the hours from the one
+        holding ``start`` to the one holding ``end``, oldest first. Reads one item per hour,
+        however many passes ran: what charts over weeks and the dataset's hourly table need."""
+
+    @abstractmethod
+    def latest_snapshots(self, cohort_id: str) -> dict[str, PortfolioSnapshot]:
+        """Each agent's most recent snapshot in a cohort, by agent id."""
+
+    @abstractmethod
+    def family_latest(self, family_id: str) -> list[PortfolioSnapshot]:
+        """The latest snapshot of each of the family's agents (one per cohort), oldest first."""
+
+    @abstractmethod
+    def family_aggregates(self) -> dict[str, FamilyAggregate]: ...
+
+    @abstractmethod
+    def put_series(self, points: Sequence[SeriesPoint]) -> None:
+        """Store family series points (idempotent per family, resolution and bucket)."""
+
+    @abstractmethod
+    def series(
+        self, family_id: str, resolution: str, start: datetime, end: datetime
+    ) -> list[SeriesPoint]:
+        """A family's points at one resolution with start <= bucket <= end, oldest first."""

@@ -1,0 +1,53 @@
+"""Scores of the v1 bets (methodology v1 §11): a buy's implied confidence against the outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from decimal import Decimal
+
+from arena_core.domain.market import Market, ResolutionKind
+from arena_core.domain.money import ONE, ZERO
+from arena_core.domain.portfolio import BetScore, Trade, TradeKind
+from arena_core.scoring.proper import log_score
+
+LOG_PLACES = Decimal("1e-12")
+
+
+def score_buys(
+    buys: Iterable[Trade], market: Market, *, family_id: str, at: datetime
+) -> list[BetScore]:
+    """Brier scores of the buys on a position whose market resolved with a winner.
+
+    50/50 and indeterminate resolutions carry no outcome to score against, so they yield none.
+    """
+    resolution = market.resolution
+    if resolution is None or resolution.kind is not ResolutionKind.WINNER:
+        return []
+    scores = []
+    for trade in buys:
+        if trade.kind is not TradeKind.BUY or trade.implied_confidence is None:
+            continue
+        won = market.side_won(trade.side)
+        forecast = trade.implied_confidence
+        outcome = ONE if won else ZERO
+        scores.append(
+            BetScore(
+                trade_id=trade.trade_id,
+                agent_id=trade.agent_id,
+                cohort_id=trade.cohort_id,
+                family_id=family_id,
+                market_id=trade.market_id,
+                side=trade.side,
+                amount=trade.amount,
+                cash_before=trade.cash_before,
+                forecast=forecast,
+                market_price=trade.price,
+                won=won,
+                brier=(forecast - outcome) ** 2,
+                market_brier=(trade.price - outcome) ** 2,
+                log_score=Decimal(repr(log_score(float(forecast), int(won)))).quantize(LOG_PLACES),
+                scored_at=at,
+            )
+        )
+    return scores

@@ -1,0 +1,102 @@
+"""The weekly decision run's first and last steps (the middle is ``decide``, one per agent).
+
+Prepare picks the agents (active cohorts within the decision horizon, optionally narrowed to
+some cohorts or agents), captures the market universe once for the week and stores it, and
+returns the work items. Every agent of the run, reruns included, sees that same universe and
+trades at its prices. Finalize counts how the decisions ended (then the caller takes a snapshot
+and publishes the site).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from arena_core.constants import DECISION_RUN_OFFSET
+from arena_core.domain.cohort import week_start_for
+from arena_core.ports.blob_store import BlobStore
+from arena_core.ports.clock import Clock
+from arena_core.ports.cohort_store import CohortStore
+from arena_core.ports.market_source import MarketSource
+from arena_core.services.resolution import cohorts_for_decisions
+from arena_core.workflow import DecideItem, DecideOutput, FailureRecord, PreparedRun
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What an operator (or the schedule) asks for; every field narrows the run."""
+
+    week_start: datetime | None = None
+    cohort_ids: Sequence[str] | None = None
+    agent_ids: Sequence[str] | None = None
+    max_concurrency: int = 0  # 0: every agent at once
+
+
+class PrepareRunService:
+    def __init__(
+        self,
+        cohorts: CohortStore,
+        source: MarketSource,
+        blobs: BlobStore,
+        clock: Clock,
+        *,
+        universe_size: int = 500,
+        horizon: int = 5,
+    ) -> None:
+        self._cohorts = cohorts
+        self._source = source
+        self._blobs = blobs
+        self._clock = clock
+        self._universe_size = universe_size
+        self._horizon = horizon
+
+    def prepare(self, request: RunRequest) -> PreparedRun:
+        if request.week_start is not None:  # a rerun of a past week decides as of that week
+            run_at = week_start_for(request.week_start) + DECISION_RUN_OFFSET
+        else:
+            run_at = self._clock.now()
+        eligible = [c for c in self._cohorts.active_cohorts() if c.week_start <= run_at]
+        cohorts = cohorts_for_decisions(eligible, self._horizon)
+        if request.cohort_ids:
+            cohorts = [c for c in cohorts if c.cohort_id in set(request.cohort_ids)]
+        wanted = set(request.agent_ids or [])
+        agents = [
+            a
+            for c in cohorts
+            for a in self._cohorts.agents(c.cohort_id)
+            if not wanted or a.agent_id in wanted
+        ]
+        ref, count = self._universe(run_at)
+        items = tuple(
+            DecideItem(agent_id=a.agent_id, run_at=run_at, universe_ref=ref) for a in agents
+        )
+        return PreparedRun(
+            run_at=run_at,
+            universe_ref=ref,
+            markets=count,
+            items=items,
+            max_concurrency=request.max_concurrency,
+        )
+
+    def _universe(self, run_at: datetime) -> tuple[str, int]:
+        """The week's universe: captured by the first run of the week, reused by reruns."""
+        key = f"universes/week-{week_start_for(run_at).date().isoformat()}.json"
+        existing = self._blobs.find(key)
+        if existing is not None:
+            return existing, len(json.loads(self._blobs.get(existing)))
+        fetch = self._source.top_markets(self._universe_size)
+        markets = [m.model_dump(mode="json") for m in fetch.ordered()]
+        ref = self._blobs.put(key, json.dumps(markets).encode())
+        return ref, len(markets)
+
+
+def decision_counts(results: Sequence[DecideOutput | FailureRecord]) -> dict[str, int]:
+    """How the run's decisions ended, by status; reruns that found them final apart."""
+    counts: dict[str, int] = {}
+    for result in results:
+        already = isinstance(result, DecideOutput) and result.already_decided
+        key = "already_decided" if already else result.status.value
+        counts[key] = counts.get(key, 0) + 1
+    return counts

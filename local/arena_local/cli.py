@@ -1,0 +1,155 @@
+"""The ``arena`` command: ``demo`` and ``serve`` locally, ``rerun`` and ``export`` against a
+deployed stack. Errors the system can explain (``ArenaError``) print one line and exit 2.
+
+``demo`` needs the repository checkout beside the installed package (it synthesizes the CDK app
+in ``infra/`` and drives it on embedded AWS); the other commands need only this package and
+boto3. Not shipped in the Lambda layer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import sys
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+
+from arena_core.errors import ArenaError, ConfigurationError
+
+DEFAULT_STACK = "ForecasterArena"
+
+
+def _week(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from exc
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
+
+
+def _agents(text: str) -> tuple[str, ...]:
+    return tuple(a.strip() for a in text.split(",") if a.strip())
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="arena", description=__doc__.split("\n\n")[0])
+    commands = root.add_subparsers(dest="command", required=True)
+
+    demo = commands.add_parser("demo", help="simulate whole weeks offline on embedded AWS")
+    demo.add_argument("--weeks", type=_positive, default=2, help="simulated weeks (default 2)")
+    demo.add_argument("--seed", type=int, default=7, help="prices, baselines, faults (default 7)")
+    demo.add_argument("--markets", type=Path, help="a Gamma /markets JSON dump to replay")
+    demo.add_argument("--out", type=Path, default=Path("site"), help="site folder (./site)")
+    demo.add_argument("--agents", type=_agents, default=(), help="family ids, comma-separated")
+    demo.add_argument("--faults", action="store_true", help="inject faults, compare ledgers")
+    demo.add_argument("--offline", action="store_true", help="never ask the live Gamma API")
+    demo.add_argument("--start", type=_week, help="first week (default: this week's Sunday)")
+    demo.add_argument("--llm-base-url", help="an OpenAI-compatible server instead of OpenRouter")
+    demo.add_argument("--llm-model", help="send every model family to this one model")
+    demo.add_argument(
+        "--site-refresh",
+        type=int,
+        default=10080,
+        help="minutes between scheduled site publications (default 10080: weekly)",
+    )
+
+    serve = commands.add_parser("serve", help="serve the generated site on localhost")
+    serve.add_argument("--dir", type=Path, default=Path("site"))
+    serve.add_argument("--port", type=int, default=8000)
+
+    rerun = commands.add_parser("rerun", help="start a deployed decision run for one week")
+    rerun.add_argument("--week", type=_week, required=True, help="the week's Sunday, YYYY-MM-DD")
+    rerun.add_argument("--agent", action="append", dest="agents", help="agent id (repeatable)")
+    rerun.add_argument("--max-concurrency", type=int, help="0 = all agents at once")
+    rerun.add_argument("--stack", default=DEFAULT_STACK)
+
+    export = commands.add_parser("export", help="download the public dataset of a deployment")
+    export.add_argument("--out", type=Path, required=True)
+    export.add_argument("--stack", default=DEFAULT_STACK)
+    return root
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        handler = {"demo": _demo, "serve": _serve, "rerun": _rerun, "export": _export}
+        return handler[args.command](args)
+    except ArenaError as exc:
+        print(f"arena {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _demo(args: argparse.Namespace) -> int:
+    try:
+        from arena_local.demo.main import DemoRequest, run_demo  # noqa: PLC0415 - repository only
+    except ModuleNotFoundError as exc:
+        raise ConfigurationError(
+            "arena demo runs from the repository checkout (it needs infra/): run `make demo`"
+        ) from exc
+    request = DemoRequest(
+        weeks=args.weeks,
+        seed=args.seed,
+        markets=args.markets,
+        out=args.out,
+        agents=args.agents,
+        faults=args.faults,
+        offline=args.offline,
+        start=args.start,
+        llm_base_url=args.llm_base_url,
+        llm_model=args.llm_model,
+        site_refresh_minutes=args.site_refresh,
+    )
+    run_demo(request)  # a fault run whose ledger differs raises: exit 2 with the reason
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    folder: Path = args.dir
+    if not (folder / "index.html").is_file():
+        raise ConfigurationError(f"no site in {folder}: run `arena demo` first")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
+        print(f"Serving {folder.resolve()} at http://127.0.0.1:{args.port}/ (Ctrl-C to stop)")
+        server.serve_forever()
+    return 0
+
+
+def _clients(*services: str) -> list[object]:
+    import boto3  # noqa: PLC0415
+
+    return [boto3.client(s) for s in services]  # type: ignore[call-overload]
+
+
+def _rerun(args: argparse.Namespace) -> int:
+    from arena_local import operations  # noqa: PLC0415
+
+    cloudformation, stepfunctions = _clients("cloudformation", "stepfunctions")
+    outputs = operations.stack_outputs(cloudformation, args.stack)
+    payload = operations.rerun_input(args.week, args.agents, args.max_concurrency)
+    arn = operations.start_rerun(stepfunctions, outputs.get("StateMachineArn"), payload)
+    print(f"Started {arn}\nInput: {payload}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from arena_local import operations  # noqa: PLC0415
+
+    cloudformation, s3 = _clients("cloudformation", "s3")
+    outputs = operations.stack_outputs(cloudformation, args.stack)
+    written = operations.export_dataset(s3, outputs.get("SiteBucket"), args.out)
+    print(f"Wrote {len(written)} files under {args.out / 'data'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

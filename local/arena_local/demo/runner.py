@@ -1,0 +1,300 @@
+"""One simulated run of the whole system on embedded AWS, in-process.
+
+moto provides DynamoDB (the app's table, same key schema), S3 (the audit bucket) and Step
+Functions, which executes the state machine definition ``cdk synth`` produces, with every Lambda
+task routed to the real handler (``infra.local_run``). A simulated clock walks through the
+simulated weeks minute by minute and fires the template's schedules as deployed: Sunday 00:00
+open the cohort, Sunday 00:05 the decision run, a snapshot every 10 minutes, resolution hourly.
+Scheduled functions are the real handlers, called as Lambda would call them.
+
+Markets are raw Gamma payloads served by ``GammaReplay`` to the real Polymarket client; their
+prices and resolutions follow ``arena_local.simulation.PriceSimulation`` (seeded). The site is
+written to a local folder instead of the site bucket.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import boto3
+import httpx
+from moto import mock_aws
+
+from arena_core import bootstrap, entrypoints
+from arena_core.adapters.dynamodb import create_table_kwargs, dynamo_stores
+from arena_core.adapters.polymarket import GammaMarketSource
+from arena_core.adapters.rate_limit import TokenBucket
+from arena_core.adapters.s3_blobs import S3BlobStore
+from arena_core.adapters.site_publishers import LocalFolderPublisher
+from arena_core.constants import METRICS_NAMESPACE
+from arena_core.domain.cohort import week_start_for
+from arena_core.domain.lineup import AgentSpec
+from arena_core.observability import logger, metrics
+from arena_core.ports.clock import FixedClock
+from arena_core.ports.llm import LLMClient
+from arena_core.ports.stores import Stores
+from arena_core.settings import ArenaSettings
+from arena_local.demo.errors import DemoError
+from arena_local.demo.faults import ASYNC_RETRIES, FaultInjector, faulty_stores
+from arena_local.demo.ledger import export_ledger
+from arena_local.demo.markets import MarketChoice
+from arena_local.demo.schedule import Schedule, firings, schedules_from
+from arena_local.moto_shims import AtomicClient, lean_dynamodb
+from arena_local.replay import GammaReplay
+from arena_local.simulation import PriceSimulation
+from arena_local.workflow import (
+    MOTO_CONFIG,
+    LambdaContext,
+    LambdaCrash,
+    LocalWorkflow,
+    routed_handlers,
+)
+
+TABLE = "arena-demo"
+AUDIT_BUCKET = "arena-demo-audit"
+WEEK = timedelta(weeks=1)
+EMBEDDED_ENV = {
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_ACCESS_KEY_ID": "demo",
+    "AWS_SECRET_ACCESS_KEY": "demo",
+    "AWS_SESSION_TOKEN": "demo",
+    "POWERTOOLS_TRACE_DISABLED": "true",
+    "POWERTOOLS_METRICS_DISABLED": "true",
+    "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
+}
+
+
+@dataclass(frozen=True)
+class LLMOptions:
+    """Real models: OpenRouter (the key from OPENROUTER_API_KEY) or any compatible server."""
+
+    api_key: str | None
+    base_url: str
+    model_override: str | None = None
+    timeout_seconds: float = 240.0
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    weeks: int
+    seed: int
+    start: datetime
+    site_dir: Path
+    lineup: tuple[AgentSpec, ...]
+    llm: LLMOptions | None = None
+    site_refresh_minutes: int = 10080  # weekly, plus every decision run and the end
+    universe_size: int = 500
+
+
+@dataclass
+class Tally:
+    """What the progress bar shows, and what the run reports."""
+
+    moment: datetime | None = None
+    decisions: int = 0
+    trades: int = 0
+    settled: int = 0
+    snapshots: int = 0
+    executions: int = 0
+
+
+@dataclass
+class RunReport:
+    ledger: dict[str, list[dict[str, Any]]]
+    tally: Tally
+    week_seconds: list[float] = field(default_factory=list)
+    setup_seconds: float = 0.0
+
+
+Progress = Callable[[Tally, float], None]  # (tally, fraction of the simulated span done)
+
+
+def _quiet(tally: Tally, done: float) -> None:
+    del tally, done
+
+
+def demo_start(day: date) -> datetime:
+    """The Sunday 00:00 UTC on or before ``day``: the first cohort's week."""
+    return week_start_for(datetime(day.year, day.month, day.day, tzinfo=UTC))
+
+
+class DemoRun:
+    def __init__(
+        self,
+        options: RunOptions,
+        markets: MarketChoice,
+        template: dict[str, Any],
+        injector: FaultInjector | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.options = options
+        self.markets = markets
+        self.template = template
+        self.injector = injector
+        self.progress = progress or _quiet
+        self.tally = Tally()
+        self.clock = FixedClock(options.start)
+        self.schedules: list[Schedule] = schedules_from(template)
+        horizon = options.weeks * WEEK
+        self.simulation = PriceSimulation(
+            markets.payloads,
+            seed=options.seed,
+            start=options.start,
+            horizon=horizon,
+            settle_open_by_end_date=markets.live,
+        )
+
+    def execute(self) -> RunReport:
+        saved = {name: os.environ.get(name) for name in EMBEDDED_ENV}
+        os.environ.update(EMBEDDED_ENV)
+        level = logger.log_level
+        logger.setLevel(logging.WARNING)  # the progress bar tells what happens
+        try:
+            return self._execute()
+        finally:
+            logger.setLevel(level)
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+    def _execute(self) -> RunReport:
+        started = time.perf_counter()
+        with (
+            warnings.catch_warnings(),
+            mock_aws(config=MOTO_CONFIG),  # type: ignore[call-overload]
+            routed_handlers(),
+            lean_dynamodb(),
+        ):
+            warnings.simplefilter("ignore")
+            stores = self._provision()
+            workflow = LocalWorkflow(self.template, name="arena-demo-decisions")
+            report = RunReport(ledger={}, tally=self.tally)
+            report.setup_seconds = time.perf_counter() - started
+            try:
+                for week in range(self.options.weeks):
+                    began = time.perf_counter()
+                    self._simulate_week(workflow, self.options.start + week * WEEK)
+                    report.week_seconds.append(time.perf_counter() - began)
+                entrypoints.publish_site(bootstrap.container())
+                report.ledger = export_ledger(stores)
+            finally:
+                bootstrap.reset()
+        return report
+
+    def _provision(self) -> Stores:
+        """The table and audit bucket as the CDK app creates them, and the wired container."""
+        dynamodb = AtomicClient(boto3.client("dynamodb"))
+        dynamodb.create_table(**create_table_kwargs(TABLE))
+        s3 = AtomicClient(boto3.client("s3"))  # moto's S3 is not atomic per request either
+        s3.create_bucket(Bucket=AUDIT_BUCKET)
+        stores = dynamo_stores(dynamodb, TABLE)
+        self._stores = stores  # the demo's own reads bypass fault injection
+        replay = GammaReplay(
+            self.markets.payloads,
+            live=lambda market_id: self.simulation.fields_for(market_id, self.clock.now()),
+        )
+        source = GammaMarketSource(
+            httpx.Client(transport=replay.transport()),
+            limiter=TokenBucket(rate=10_000, burst=10_000),
+        )
+        llm = self.options.llm
+        injected = bootstrap.Injected(
+            stores=faulty_stores(stores, self.injector) if self.injector else stores,
+            blobs=S3BlobStore(s3, AUDIT_BUCKET),
+            market_source=source,
+            publisher=LocalFolderPublisher(self.options.site_dir),
+            lineup=self.options.lineup,
+            llm_client=_llm_client(llm) if llm else None,
+        )
+        settings = ArenaSettings(
+            table_name=TABLE,
+            audit_bucket=AUDIT_BUCKET,
+            universe_size=self.options.universe_size,
+            baseline_seed=self.options.seed,
+            site_refresh_minutes=self.options.site_refresh_minutes,
+            llm_model_override=llm.model_override if llm else None,
+        )
+        bootstrap.reset(bootstrap.Container(settings, clock=self.clock, injected=injected))
+        return stores
+
+    def _simulate_week(self, workflow: LocalWorkflow, week_start: datetime) -> None:
+        total = (self.options.weeks * WEEK).total_seconds()
+        for moment, schedule in firings(self.schedules, week_start, week_start + WEEK):
+            self.clock.set(moment)
+            self.tally.moment = moment
+            if schedule.target == "workflow":
+                self._decision_run(workflow, schedule, moment)
+            else:
+                self._deliver(schedule)
+            self.progress(self.tally, (moment - self.options.start).total_seconds() / total)
+
+    def _decision_run(self, workflow: LocalWorkflow, schedule: Schedule, moment: datetime) -> None:
+        runs = 2 if self.injector else 1  # --faults: two concurrent executions of the same run
+        name = f"run-{moment:%Y%m%dT%H%M}"
+        arns = [workflow.start(schedule.payload, f"{name}-{i}") for i in range(runs)]
+        for arn in arns:
+            described = workflow.wait(arn)
+            if described["status"] != "SUCCEEDED":
+                raise DemoError(f"decision run {arn} ended {described['status']}")
+            self.tally.executions += 1
+        metrics.clear_metrics()
+        if self.injector:
+            self.injector.concurrent_runs += runs - 1
+        self._count_ledger()
+
+    def _deliver(self, schedule: Schedule) -> None:
+        from arena_local.demo.handlers import SCHEDULED  # noqa: PLC0415 - imports every handler
+
+        handler = SCHEDULED[schedule.target]
+        duplicate = self.injector is not None and (
+            schedule.target == "OpenCohort" or self.injector.duplicate()
+        )
+        for _ in range(2 if duplicate else 1):
+            result = self._invoke_with_async_retries(handler, schedule.payload)
+            metrics.clear_metrics()  # no CloudWatch here: drop what the handler recorded
+            self.tally.settled += sum(result.get("settled", {}).values())
+        self.tally.snapshots += schedule.target == "Snapshot"
+
+    def _invoke_with_async_retries(
+        self, handler: Callable[[dict[str, Any], Any], dict[str, Any]], payload: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Lambda retries a failed asynchronous invocation twice (the scheduler invokes so)."""
+        for attempt in range(1 + ASYNC_RETRIES):
+            try:
+                return handler(dict(payload), LambdaContext())
+            except LambdaCrash:
+                if self.injector is None or attempt == ASYNC_RETRIES:
+                    raise
+                self.injector.retries += 1
+        raise AssertionError("unreachable")
+
+    def _count_ledger(self) -> None:
+        """Decisions and trades so far (read after each decision run: a few queries)."""
+        stores = self._stores
+        decisions = trades = 0
+        for cohort in stores.cohorts.cohorts():
+            for agent in stores.cohorts.agents(cohort.cohort_id):
+                records = stores.views.agent_records(agent.agent_id)
+                decisions += len(records.decisions)
+                trades += len(records.trades)
+        self.tally.decisions, self.tally.trades = decisions, trades
+
+
+def _llm_client(llm: LLMOptions) -> LLMClient:
+    """Real models: OpenRouter or any OpenAI-compatible server."""
+    from arena_core.adapters.openrouter import OpenRouterClient  # noqa: PLC0415
+
+    key = llm.api_key
+    return OpenRouterClient(
+        httpx.Client(), lambda: key, base_url=llm.base_url, total_timeout=llm.timeout_seconds
+    )
