@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from aws_cdk import Acknowledgment, Stack, Validations
 
+from infra.constructs.grants import DECISIONS, UNIVERSES
+
 BASIC_EXECUTION = "arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
 RULES: dict[str, str] = {
     f"AwsSolutions::AwsSolutions-IAM4[Policy::{BASIC_EXECUTION}]": (
@@ -45,19 +47,28 @@ RULES: dict[str, str] = {
 
 
 def wildcard_resources(stack: Stack) -> dict[str, str]:
-    """Findings whose ids contain logical ids: object-level S3 access, table indexes, versions."""
+    """Findings whose ids contain logical ids: object-level S3 access by key pattern, versions."""
     found: dict[str, str] = {}
     resolve = stack.get_logical_id
     storage = stack.node.find_child("Storage")
-    for bucket in ("Audit", "Site"):
-        logical = resolve(storage.node.find_child(bucket).node.default_child)  # type: ignore[arg-type]
-        found[f"AwsSolutions::AwsSolutions-IAM5[Resource::<{logical}.Arn>/*]"] = (
-            "Object-level access (GetObject, PutObject) to keys the application chooses; S3 has "
-            "no way to enumerate them in advance; no deletes or bucket administration are granted."
-        )
-    table = resolve(storage.node.find_child("Table").node.default_child)  # type: ignore[arg-type]
-    found[f"AwsSolutions::AwsSolutions-IAM5[Resource::<{table}.Arn>/index/*]"] = (
-        "Queries on the table's two global secondary indexes (GSI1, GSI2) of this table only."
+
+    def arn(bucket: str) -> str:
+        resource = storage.node.find_child(bucket).node.default_child
+        return f"<{resolve(resource)}.Arn>"  # type: ignore[arg-type]
+
+    found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/*]"] = (
+        "The publishers (Snapshot, Resolve, Finalize) PutObject the static site's pages and "
+        "exports, whose keys grow with cohorts and agents; they read back only the manifest (a "
+        "single key) and are granted no delete or bucket administration."
+    )
+    found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Audit')}/{UNIVERSES}]"] = (
+        "Prepare reads and writes, and Decide reads, the weekly market universe, one object per "
+        "week (universes/week-<date>.json): the prefix is the narrowest pattern that names it."
+    )
+    found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Audit')}/{DECISIONS}]"] = (
+        "Decide writes, and the publishers read, each decision's prompt and raw replies under "
+        "decisions/<decision id>/claim-<n>/: ids are made at run time, so the prefix is the "
+        "narrowest pattern; the publishers cannot write it and nothing can delete."
     )
     functions = stack.node.find_child("Functions")
     for child in functions.node.children:

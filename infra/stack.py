@@ -1,9 +1,10 @@
 """The stack composes the constructs and grants: nothing else lives here.
 
-Grants, least privilege: every function reads and writes the table (the repository is its
-only store); prepare and decide use the audit bucket (universe, prompts, replies), the
-publishers (snapshot, resolve, finalize) read it for raw replies and are the only writers of
-the site bucket; only decide reads the OpenRouter secret.
+Grants, least privilege, come from one table (``constructs/grants.py``): each function gets the
+DynamoDB actions its code calls (indexes by name, only where it queries one); Prepare reads and
+writes the universes in the audit bucket, Decide reads them and writes prompts and replies under
+decisions/, the publishers (Snapshot, Resolve, Finalize) only read decisions/ and are the only
+writers of the site bucket; only Decide reads the OpenRouter secret.
 """
 
 from __future__ import annotations
@@ -11,33 +12,18 @@ from __future__ import annotations
 from typing import Any
 
 from aws_cdk import CfnOutput, Duration, Stack
-from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
-from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from infra.constructs.functions import Functions
+from infra.constructs.grants import Targets, apply_grants
 from infra.constructs.layer import CoreLayer
 from infra.constructs.monitoring import Monitoring
 from infra.constructs.schedules import Schedules
 from infra.constructs.site import SiteDistribution
 from infra.constructs.storage import Storage
 from infra.constructs.workflow import DecisionWorkflow
-
-PUBLISHERS = ("Snapshot", "Resolve", "Finalize")
-
-
-def grant_objects(bucket: s3.IBucket, function: lambda_.IFunction, *, write: bool) -> None:
-    """Object reads (and writes) only: no deletes, no bucket administration. ListBucket lets a
-    missing key answer 404 rather than 403, which is how a blob store tells "absent"."""
-    actions = ["s3:GetObject", "s3:PutObject"] if write else ["s3:GetObject"]
-    function.add_to_role_policy(
-        iam.PolicyStatement(actions=actions, resources=[bucket.arn_for_objects("*")])
-    )
-    function.add_to_role_policy(
-        iam.PolicyStatement(actions=["s3:ListBucket"], resources=[bucket.bucket_arn])
-    )
 
 
 class ArenaStack(Stack):
@@ -67,14 +53,10 @@ class ArenaStack(Stack):
                 ).lower(),
             },
         )
-        for function in functions.by_name.values():
-            storage.table.grant_read_write_data(function)
-        for name in ("Prepare", "Decide"):
-            grant_objects(storage.audit_bucket, functions[name], write=True)
-        for name in PUBLISHERS:
-            grant_objects(storage.audit_bucket, functions[name], write=False)
-            grant_objects(storage.site_bucket, functions[name], write=True)
-        secret.grant_read(functions["Decide"])
+        apply_grants(
+            functions.by_name,
+            Targets(storage.table, storage.audit_bucket, storage.site_bucket, secret),
+        )
         interval = Duration.seconds(
             int(self.node.try_get_context("arena:retryIntervalSeconds") or 20)
         )

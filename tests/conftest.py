@@ -13,6 +13,11 @@ from typing import Any
 
 import pytest
 
+# DynamoDB Local (AWS's own engine): one server per session, started by the first test that asks.
+from tests.support.dynamodb_local_fixture import dynamodb_local, dynamodb_local_table
+
+__all__ = ["dynamodb_local", "dynamodb_local_table"]
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 FIXTURES = SHARED / "fixtures"

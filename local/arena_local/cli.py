@@ -1,5 +1,7 @@
 """The ``arena`` command: ``demo`` and ``serve`` locally, ``rerun`` and ``export`` against a
-deployed stack. Errors the system can explain (``ArenaError``) print one line and exit 2.
+deployed stack. Errors the system can explain (``ArenaError``) print one line and exit 2, as
+argparse does for a malformed invocation; library exceptions are translated into them where
+they arise, so an operator's mistake never ends in a traceback.
 
 ``demo`` needs the repository checkout beside the installed package (it synthesizes the CDK app
 in ``infra/`` and drives it on embedded AWS); the other commands need only this package and
@@ -12,8 +14,8 @@ import argparse
 import functools
 import http.server
 import sys
-from collections.abc import Sequence
-from datetime import date
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from arena_core.errors import ArenaError, ConfigurationError
@@ -35,6 +37,22 @@ def _positive(text: str) -> int:
     return value
 
 
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0 (0 = all agents at once): {text}")
+    return value
+
+
+def _port(text: str) -> int:
+    # socket.bind raises OverflowError (not OSError) outside 0-65535, and port 0 would bind a
+    # random port that the printed URL could not name.
+    value = int(text)
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 65535: {text}")
+    return value
+
+
 def _agents(text: str) -> tuple[str, ...]:
     return tuple(a.strip() for a in text.split(",") if a.strip())
 
@@ -51,7 +69,7 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--agents", type=_agents, default=(), help="family ids, comma-separated")
     demo.add_argument("--faults", action="store_true", help="inject faults, compare ledgers")
     demo.add_argument("--offline", action="store_true", help="never ask the live Gamma API")
-    demo.add_argument("--start", type=_week, help="first week (default: this week's Sunday)")
+    demo.add_argument("--start", type=_week, help="a day in the first week (default: today)")
     demo.add_argument("--llm-base-url", help="an OpenAI-compatible server instead of OpenRouter")
     demo.add_argument("--llm-model", help="send every model family to this one model")
     demo.add_argument(
@@ -60,15 +78,24 @@ def parser() -> argparse.ArgumentParser:
         default=10080,
         help="minutes between scheduled site publications (default 10080: weekly)",
     )
+    demo.add_argument(
+        "--dynamodb-endpoint",
+        help="a real DynamoDB endpoint (DynamoDB Local: http://127.0.0.1:PORT) instead of moto",
+    )
 
     serve = commands.add_parser("serve", help="serve the generated site on localhost")
     serve.add_argument("--dir", type=Path, default=Path("site"))
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=_port, default=8000, help="1-65535 (default 8000)")
 
     rerun = commands.add_parser("rerun", help="start a deployed decision run for one week")
-    rerun.add_argument("--week", type=_week, required=True, help="the week's Sunday, YYYY-MM-DD")
+    rerun.add_argument(
+        "--week",
+        type=_week,
+        required=True,
+        help="the week's Sunday, YYYY-MM-DD (this week or earlier)",
+    )
     rerun.add_argument("--agent", action="append", dest="agents", help="agent id (repeatable)")
-    rerun.add_argument("--max-concurrency", type=int, help="0 = all agents at once")
+    rerun.add_argument("--max-concurrency", type=_non_negative, help="0 = all agents at once")
     rerun.add_argument("--stack", default=DEFAULT_STACK)
 
     export = commands.add_parser("export", help="download the public dataset of a deployment")
@@ -77,11 +104,17 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, today: date | None = None) -> int:
+    """Run one command; ``today`` (UTC by default) decides which weeks have begun."""
     args = parser().parse_args(argv)
+    handlers: dict[str, Callable[[argparse.Namespace], int]] = {
+        "demo": _demo,
+        "serve": _serve,
+        "rerun": functools.partial(_rerun, today=today or datetime.now(UTC).date()),
+        "export": _export,
+    }
     try:
-        handler = {"demo": _demo, "serve": _serve, "rerun": _rerun, "export": _export}
-        return handler[args.command](args)
+        return handlers[args.command](args)
     except ArenaError as exc:
         print(f"arena {args.command}: {exc}", file=sys.stderr)
         return 2
@@ -108,6 +141,7 @@ def _demo(args: argparse.Namespace) -> int:
         llm_base_url=args.llm_base_url,
         llm_model=args.llm_model,
         site_refresh_minutes=args.site_refresh,
+        dynamodb_endpoint=args.dynamodb_endpoint,
     )
     run_demo(request)  # a fault run whose ledger differs raises: exit 2 with the reason
     return 0
@@ -117,25 +151,30 @@ def _serve(args: argparse.Namespace) -> int:
     folder: Path = args.dir
     if not (folder / "index.html").is_file():
         raise ConfigurationError(f"no site in {folder}: run `arena demo` first")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
+    with _bind(args.port, folder) as server:
         print(f"Serving {folder.resolve()} at http://127.0.0.1:{args.port}/ (Ctrl-C to stop)")
         server.serve_forever()
     return 0
 
 
-def _clients(*services: str) -> list[object]:
-    import boto3  # noqa: PLC0415
+def _bind(port: int, folder: Path) -> http.server.ThreadingHTTPServer:
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    try:
+        return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError as exc:  # the port is taken, or reserved for root
+        raise ConfigurationError(
+            f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}; choose another --port"
+        ) from exc
 
-    return [boto3.client(s) for s in services]  # type: ignore[call-overload]
 
-
-def _rerun(args: argparse.Namespace) -> int:
+def _rerun(args: argparse.Namespace, today: date) -> int:
     from arena_local import operations  # noqa: PLC0415
 
-    cloudformation, stepfunctions = _clients("cloudformation", "stepfunctions")
-    outputs = operations.stack_outputs(cloudformation, args.stack)
+    # Refuse a week the workflow would misread before asking AWS anything.
+    operations.check_rerun_week(args.week, today)
     payload = operations.rerun_input(args.week, args.agents, args.max_concurrency)
+    cloudformation, stepfunctions = operations.clients("cloudformation", "stepfunctions")
+    outputs = operations.stack_outputs(cloudformation, args.stack)
     arn = operations.start_rerun(stepfunctions, outputs.get("StateMachineArn"), payload)
     print(f"Started {arn}\nInput: {payload}")
     return 0
@@ -144,7 +183,7 @@ def _rerun(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from arena_local import operations  # noqa: PLC0415
 
-    cloudformation, s3 = _clients("cloudformation", "s3")
+    cloudformation, s3 = operations.clients("cloudformation", "s3")
     outputs = operations.stack_outputs(cloudformation, args.stack)
     written = operations.export_dataset(s3, outputs.get("SiteBucket"), args.out)
     print(f"Wrote {len(written)} files under {args.out / 'data'}")

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena_core.domain.rules import MAX_BET_FRACTION, MIN_BET, STARTING_BALANCE
+from arena_core.scoring.bets import SCORE_PLACES
 from arena_local.demo.faults import CRASH_POINTS
 from arena_local.demo.ledger import canonical
 from arena_local.demo.main import LEDGER_FILE, DemoOutcome, DemoRequest, run_demo
@@ -27,13 +28,28 @@ def rows(path: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(path.read_text())))
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoOutcome, Path, str]:
+@pytest.fixture(scope="module", params=["moto", "dynamodb-local"])
+def demo(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> tuple[DemoOutcome, Path, str]:
+    """The fault week on moto's DynamoDB, and on DynamoDB Local (AWS's own engine, requests
+    running with true concurrency)."""
     out = tmp_path_factory.mktemp("demo") / "site"
     start = date(2026, 3, 1)
-    request = DemoRequest(weeks=1, seed=7, out=out, faults=True, offline=True, start=start)
+    endpoint = None
+    if request.param == "dynamodb-local":
+        endpoint = request.getfixturevalue("dynamodb_local").endpoint_url
+    options = DemoRequest(
+        weeks=1,
+        seed=7,
+        out=out,
+        faults=True,
+        offline=True,
+        start=start,
+        dynamodb_endpoint=endpoint,
+    )
     printed = io.StringIO()
-    outcome = run_demo(request, printed)
+    outcome = run_demo(options, printed)
     return outcome, out, printed.getvalue()
 
 
@@ -94,8 +110,8 @@ def test_exports_obey_the_methodology(demo: tuple[DemoOutcome, Path, str]) -> No
         buy = buys[score["trade_id"]]
         forecast = Decimal(buy["amount"]) / (Decimal(buy["cash_before"]) * MAX_BET_FRACTION)
         won = Decimal(1) if score["won"] == "true" else Decimal(0)
-        assert Decimal(score["brier"]) == (forecast - won) ** 2
-        briers[score["family_id"]].append((forecast - won) ** 2)
+        assert Decimal(score["brier"]) == ((forecast - won) ** 2).quantize(SCORE_PLACES)
+        briers[score["family_id"]].append(((forecast - won) ** 2).quantize(SCORE_PLACES))
     for row in rows(out / "data" / "leaderboard.csv"):
         family = briers.get(row["family_id"])
         if family:

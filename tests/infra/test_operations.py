@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -79,3 +80,40 @@ def test_a_missing_stack_or_output_is_named(deployed: dict[str, Any]) -> None:
     with pytest.raises(NotFoundError, match="no output Missing"):
         outputs.get("Missing")
     assert main(["export", "--out", "unused", "--stack", "Elsewhere"]) == 2
+
+
+def test_rerun_accepts_the_current_week_and_all_agents_at_once(
+    deployed: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["rerun", "--week", "2026-03-08", "--max-concurrency", "0"]
+    assert main(argv, today=date(2026, 3, 8)) == 0  # its Sunday: the week has begun
+    (execution,) = deployed["sfn"].list_executions(stateMachineArn=deployed["machine"])[
+        "executions"
+    ]
+    described = deployed["sfn"].describe_execution(executionArn=execution["executionArn"])
+    assert json.loads(described["input"]) == {"week_start": "2026-03-08", "max_concurrency": 0}
+
+
+def test_export_names_a_key_that_collides_with_a_folder(
+    deployed: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # data/a is written as a file, so the folder data/a/ for the next key cannot exist.
+    deployed["s3"].put_object(Bucket="site-bucket", Key="data/a", Body=b"file")
+    deployed["s3"].put_object(Bucket="site-bucket", Key="data/a/b.csv", Body=b"x\n")
+    assert main(["export", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("arena export: ")
+    assert err.count("\n") == 1
+    assert "s3://site-bucket/data/a/b.csv" in err
+    assert str(tmp_path / "out" / "data" / "a" / "b.csv") in err
+
+
+def test_export_into_a_regular_file_names_the_first_key(
+    deployed: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deployed["s3"].put_object(Bucket="site-bucket", Key="data/leaderboard.csv", Body=b"rank\n")
+    (tmp_path / "out").write_text("a file, not a folder")
+    assert main(["export", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "s3://site-bucket/data/leaderboard.csv" in err

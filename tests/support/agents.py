@@ -13,7 +13,7 @@ class ScriptedAgent(ForecastAgent):
     """Serves the scripted replies in order; an exception in the script is raised instead.
     The last entry repeats once the script runs out. Every conversation is recorded."""
 
-    def __init__(self, *script: str | Exception) -> None:
+    def __init__(self, *script: str | BaseException) -> None:
         self.script = list(script)
         self.conversations: list[list[ChatMessage]] = []
         self._lock = threading.Lock()
@@ -26,7 +26,7 @@ class ScriptedAgent(ForecastAgent):
         with self._lock:
             self.conversations.append(list(messages))
             entry = self.script.pop(0) if len(self.script) > 1 else self.script[0]
-        if isinstance(entry, Exception):
+        if isinstance(entry, BaseException):
             raise entry
         return LLMResponse(
             content=entry, model="test/model", provider="TestProvider", raw_body=entry

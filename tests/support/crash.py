@@ -8,7 +8,7 @@ from typing import Any
 from arena_core.ports.stores import Stores
 
 
-class SimulatedCrash(Exception):  # noqa: N818 - models a process dying, not an error to handle
+class SimulatedCrash(BaseException):
     """The process died here; nothing after this point ran."""
 
 

@@ -34,9 +34,12 @@ RETRYABLE = {
     "LedgerMismatchError": False,
     "InvalidProbabilityError": False,
     "DecisionFormatError": False,
+    "DecideAttemptError": True,  # recorded, counted toward the attempt limit, then retried
+    "RunRequestError": False,  # a future or non-Sunday week: asking again cannot help
     "PersistenceError": True,  # throttling or a service fault that outlasted the client's retries
     "ConflictError": False,
     "NotFoundError": False,
+    "StoreLimitError": False,  # an item or number the store refuses: the same write fails again
     "VersionConflictError": True,  # a lost optimistic race: read again
     "ClaimConflictError": False,
     "DecisionAlreadySucceededError": False,

@@ -7,6 +7,7 @@ function never imports the site renderer and Jinja2): cold-start budget.
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, time
 from typing import TYPE_CHECKING
 
@@ -95,10 +96,13 @@ def decide(c: Container, item: DecideInput) -> DecideOutput:
         max_attempts=c.settings.max_attempts,
         lease=c.lease,
     )
-    # The execution id makes the owner token: a retried step of the same run resumes its own
-    # claim, while an overlapping execution of the same week waits or finds the work done.
-    owner = f"{item.execution_id}:{item.agent_id}"
-    request = DecideRequest(item.agent_id, item.run_at, item.universe_ref, owner)
+    # The execution names the run: a retried step of the same run takes its claim over (the
+    # invocation it replaces, if still alive, is fenced out: each invocation owns the claim
+    # under its own token), while an overlapping execution of the same week waits or finds
+    # the work done.
+    run = f"{item.execution_id}:{item.agent_id}"
+    owner = f"{run}:{uuid.uuid4().hex}"
+    request = DecideRequest(item.agent_id, item.run_at, item.universe_ref, owner, run)
     service = DecideService(c.stores, c.blobs, c.clock, settings)
     result = service.decide(request, c.agent_for)
     if result.status is DecisionStatus.EXHAUSTED:

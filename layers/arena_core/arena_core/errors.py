@@ -9,8 +9,11 @@ into these with ``raise ... from exc``; callers branch on the class, never on th
     │   ├── LedgerMismatchError        cash does not reconcile with the ledger
     │   └── InvalidProbabilityError    a probability outside [0, 1] (also a ValueError)
     ├── DecisionFormatError            a model reply that cannot be read as a decision
+    ├── DecideAttemptError             a decide attempt failed after its claim (recorded, retried)
+    ├── RunRequestError                a run asked for a future or non-Sunday week
     ├── PersistenceError               the repository or blob store failed
     │   ├── NotFoundError              an item that must exist does not
+    │   ├── StoreLimitError            a write beyond the store's limits (size, digits, count)
     │   └── ConflictError              a conditional write lost a race: VersionConflictError,
     │                                  ClaimConflictError (already succeeded, held, attempts
     │                                  exhausted, claim lost)
@@ -116,6 +119,17 @@ class DecisionFormatError(ArenaError):
     """A model reply that cannot be used as a decision; the message is fed back to the model."""
 
 
+class DecideAttemptError(ArenaError):
+    """A decide attempt failed after its claim for a reason no other error names (a bug, a
+    surprise from a library). The attempt is recorded and counts toward the attempt limit; a
+    retry resumes the stored answer if trades of it may have been applied."""
+
+
+class RunRequestError(ArenaError):
+    """An operator (or a stray event) asked for a run that cannot be: a week that is not a
+    Sunday, a week or a run time in the future."""
+
+
 # --- persistence --------------------------------------------------------------------------------
 
 
@@ -129,6 +143,12 @@ class ConflictError(PersistenceError):
 
 class NotFoundError(PersistenceError):
     """An item that must exist does not."""
+
+
+class StoreLimitError(PersistenceError):
+    """A write the store would refuse: an item over 400 KB, a number beyond 38 significant
+    digits or DynamoDB's range, too many items in one request. Checked before sending, so
+    nothing is partly applied; retrying cannot help."""
 
 
 class VersionConflictError(ConflictError):
@@ -215,7 +235,13 @@ class ConfigurationError(ArenaError):
 # name, not the class hierarchy, so each class is listed for itself; tests/unit/test_errors.py
 # classifies every class so that a new one cannot escape the Retry unnoticed.
 RETRYABLE: frozenset[type[ArenaError]] = frozenset(
-    {PersistenceError, VersionConflictError, ClaimHeldError, RetryableUpstreamError}
+    {
+        PersistenceError,
+        VersionConflictError,
+        ClaimHeldError,
+        RetryableUpstreamError,
+        DecideAttemptError,
+    }
 )
 
 

@@ -12,7 +12,7 @@ import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TextIO
 
@@ -47,6 +47,7 @@ class DemoRequest:
     llm_base_url: str | None = None
     llm_model: str | None = None
     site_refresh_minutes: int = 10080
+    dynamodb_endpoint: str | None = None
 
 
 def llm_options(request: DemoRequest) -> LLMOptions | None:
@@ -74,14 +75,45 @@ def choose_lineup(request: DemoRequest, with_llms: bool) -> tuple[AgentSpec, ...
 
 
 def prepare_out(out: Path) -> None:
-    """An empty folder, or a previous demo site (recognised by its manifest) to replace."""
+    """An empty folder, or a previous demo site (recognised by its manifest) to replace.
+
+    Checked before the simulation starts, so that a folder the demo cannot write fails at once
+    in one line instead of as a traceback from the first publication, minutes later.
+    """
     if out.exists() and not out.is_dir():
         raise DemoError(f"--out {out} exists and is not a folder")
+    try:
+        _clear_previous_site(out)
+    except OSError as exc:
+        raise DemoError(f"--out {out}: the previous site cannot be replaced: {_why(exc)}") from exc
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a regular file on the path, or a folder we may not write into
+        raise DemoError(f"--out {out} cannot be created: {_why(exc)}") from exc
+    try:
+        tempfile.TemporaryFile(dir=out).close()  # an existing folder may still be read-only
+    except OSError as exc:
+        raise DemoError(f"--out {out} is not writable: {_why(exc)}") from exc
+
+
+def _clear_previous_site(out: Path) -> None:
     if out.is_dir() and any(out.iterdir()):
         if not (out / MANIFEST).exists():
             raise DemoError(f"--out {out} is not empty and not a previous demo site; not touching")
         shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
+
+
+def _why(exc: OSError) -> str:
+    """The reason alone: the message already names ``--out``, which the OSError repeats."""
+    return exc.strerror or str(exc)
+
+
+def first_sunday(start: date | None, stream: TextIO) -> datetime:
+    """The Sunday the simulation starts from; a ``--start`` on another day says which it is."""
+    sunday = demo_start(start or datetime.now(UTC).date())  # weeks are UTC weeks
+    if start is not None and sunday.date() != start:
+        stream.write(f"--start {start} is a {start:%A}: simulating from Sunday {sunday:%Y-%m-%d}\n")
+    return sunday
 
 
 def load_markets(request: DemoRequest) -> MarketChoice:
@@ -100,8 +132,13 @@ class DemoOutcome:
     injector: FaultInjector | None = None
 
 
-def run_demo(request: DemoRequest, stream: TextIO = sys.stdout) -> DemoOutcome:
-    """Run the demo; raises ``LedgerMismatchDemoError`` when the fault run's ledger differs."""
+def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
+    """Run the demo; raises ``LedgerMismatchDemoError`` when the fault run's ledger differs.
+
+    ``stream`` defaults to ``sys.stdout`` as it is at the call, not at import: a default bound
+    at import would keep writing to a stream that has since been replaced or redirected.
+    """
+    stream = stream or sys.stdout
     if not 1 <= request.weeks <= 52:
         raise DemoError("--weeks must be between 1 and 52")
     if not 10 <= request.site_refresh_minutes <= 10080:
@@ -110,9 +147,9 @@ def run_demo(request: DemoRequest, stream: TextIO = sys.stdout) -> DemoOutcome:
     lineup = choose_lineup(request, with_llms=llm is not None)
     markets = load_markets(request)
     prepare_out(request.out)
-    start = demo_start(request.start or date.today())
     stream.write(f"Markets: {markets.describe()}\n")
     stream.write(f"Agents: {', '.join(spec.family_id for spec in lineup)}\n")
+    start = first_sunday(request.start, stream)
     stream.write(f"Simulating {request.weeks} week(s) from {start:%Y-%m-%d}, seed {request.seed}\n")
     template = synthesized_template()
     options = RunOptions(
@@ -123,6 +160,7 @@ def run_demo(request: DemoRequest, stream: TextIO = sys.stdout) -> DemoOutcome:
         lineup=lineup,
         llm=llm,
         site_refresh_minutes=request.site_refresh_minutes,
+        dynamodb_endpoint=request.dynamodb_endpoint,
     )
     clean = _run(options, markets, template, None, stream)
     write_ledger(clean.ledger, request.out / LEDGER_FILE)

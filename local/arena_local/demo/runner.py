@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import time
+import uuid
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -92,6 +94,9 @@ class RunOptions:
     llm: LLMOptions | None = None
     site_refresh_minutes: int = 10080  # weekly, plus every decision run and the end
     universe_size: int = 500
+    # A real DynamoDB endpoint (DynamoDB Local, say) instead of moto's: requests then run with
+    # true concurrency, each run in a table of its own.
+    dynamodb_endpoint: str | None = None
 
 
 @dataclass
@@ -171,7 +176,7 @@ class DemoRun:
         started = time.perf_counter()
         with (
             warnings.catch_warnings(),
-            mock_aws(config=MOTO_CONFIG),  # type: ignore[call-overload]
+            mock_aws(config=self._moto_config()),  # type: ignore[call-overload]
             routed_handlers(),
             lean_dynamodb(),
         ):
@@ -191,13 +196,33 @@ class DemoRun:
                 bootstrap.reset()
         return report
 
+    def _moto_config(self) -> dict[str, Any]:
+        """moto for everything, except DynamoDB when a real endpoint is given."""
+        endpoint = self.options.dynamodb_endpoint
+        if endpoint is None:
+            return MOTO_CONFIG
+        passthrough = {"urls": [re.escape(endpoint) + ".*"]}
+        return {**MOTO_CONFIG, "core": {"passthrough": passthrough}}
+
+    def _dynamodb(self) -> tuple[Any, str]:
+        """A DynamoDB client and a table created with the deployed key schema."""
+        endpoint = self.options.dynamodb_endpoint
+        client: Any
+        if endpoint is None:  # moto: one request at a time, as DynamoDB applies each atomically
+            client = AtomicClient(boto3.client("dynamodb"))
+            table = TABLE
+        else:
+            client = boto3.client("dynamodb", endpoint_url=endpoint)
+            table = f"{TABLE}-{uuid.uuid4().hex[:12]}"
+        client.create_table(**create_table_kwargs(table))
+        return client, table
+
     def _provision(self) -> Stores:
         """The table and audit bucket as the CDK app creates them, and the wired container."""
-        dynamodb = AtomicClient(boto3.client("dynamodb"))
-        dynamodb.create_table(**create_table_kwargs(TABLE))
+        dynamodb, table = self._dynamodb()
         s3 = AtomicClient(boto3.client("s3"))  # moto's S3 is not atomic per request either
         s3.create_bucket(Bucket=AUDIT_BUCKET)
-        stores = dynamo_stores(dynamodb, TABLE)
+        stores = dynamo_stores(dynamodb, table)
         self._stores = stores  # the demo's own reads bypass fault injection
         replay = GammaReplay(
             self.markets.payloads,
@@ -217,7 +242,7 @@ class DemoRun:
             llm_client=_llm_client(llm) if llm else None,
         )
         settings = ArenaSettings(
-            table_name=TABLE,
+            table_name=table,
             audit_bucket=AUDIT_BUCKET,
             universe_size=self.options.universe_size,
             baseline_seed=self.options.seed,

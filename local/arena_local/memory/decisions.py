@@ -38,12 +38,14 @@ class MemoryDecisionStore(DecisionStore):
         now: datetime,
         lease: timedelta,
         max_attempts: int,
+        run: str | None = None,
     ) -> DecisionRecord:
         decision_id = DecisionRecord.id_for(agent.agent_id, week)
+        run = run or owner
         with self._s.lock:
             existing = self._s.decisions.get(decision_id)
             if existing is not None:
-                refusal = claim_refusal(existing, now, max_attempts, owner)
+                refusal = claim_refusal(existing, now, max_attempts, run)
                 if refusal is not None:
                     raise refusal
             base = existing or DecisionRecord(
@@ -59,6 +61,7 @@ class MemoryDecisionStore(DecisionStore):
                 update={
                     "status": DecisionStatus.CLAIMED,
                     "owner": owner,
+                    "run": run,
                     "lease_until": now + lease,
                     "claims": base.claims + 1,
                     "updated_at": now,
@@ -90,6 +93,7 @@ class MemoryDecisionStore(DecisionStore):
         now: datetime,
         outcome: DecisionOutcome | None = None,
         error: str | None = None,
+        keep_checkpoint: bool = False,
     ) -> DecisionRecord:
         if status is DecisionStatus.CLAIMED:
             raise ValueError("finish_decision needs a final or failure status")
@@ -103,8 +107,9 @@ class MemoryDecisionStore(DecisionStore):
                     "error": error,
                     "lease_until": None,
                     "attempts": record.attempts + (1 if failed else 0),
-                    # A retryable failure starts the next attempt from scratch.
-                    "checkpoint": None if failed else record.checkpoint,
+                    # A retryable failure starts the next attempt from scratch, unless trades of
+                    # its answer may have been applied: then that answer must be finished.
+                    "checkpoint": None if failed and not keep_checkpoint else record.checkpoint,
                     "updated_at": now,
                 }
             )

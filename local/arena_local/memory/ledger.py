@@ -79,23 +79,20 @@ class MemoryLedgerStore(LedgerStore):
             return sorted(held.values(), key=lambda p: p.position_id)
 
     def open_positions_on(self, market_id: str) -> list[Position]:
+        return [p for p in self.positions_on(market_id) if p.is_open]
+
+    def positions_on(self, market_id: str) -> list[Position]:
         with self._s.lock:
             found = [
                 p
                 for held in self._s.positions.values()
                 for p in held.values()
-                if p.is_open and p.market_id == market_id
+                if p.market_id == market_id
             ]
         return sorted(found, key=lambda p: (p.agent_id, p.position_id))
 
     def apply_settlement(
-        self,
-        position: Position,
-        settlement: Settlement,
-        scores: Sequence[BetScore],
-        *,
-        family_id: str,
-        expected_version: int,
+        self, position: Position, settlement: Settlement, *, family_id: str, expected_version: int
     ) -> bool:
         s = self._s
         with s.lock:
@@ -110,15 +107,23 @@ class MemoryLedgerStore(LedgerStore):
             )
             s.positions.setdefault(position.agent_id, {})[position.position_id] = position
             done[settlement.settlement_id] = settlement
-            held = s.scores.setdefault(settlement.agent_id, {})
-            for score in scores:
-                held[score.trade_id] = score
             s.count_open(settlement.market_id, -1)
-            settled = scores_aggregate(family_id, scores).model_copy(
-                update={"settled_positions": 1}
-            )
-            s.add_to_aggregate(settled)
+            s.add_to_aggregate(FamilyAggregate(family_id=family_id, settled_positions=1))
             return True
+
+    def apply_scores(self, agent_id: str, scores: Sequence[BetScore], *, family_id: str) -> int:
+        s = self._s
+        with s.lock:
+            held = s.scores.setdefault(agent_id, {})
+            new = [score for score in scores if score.trade_id not in held]
+            if not new:
+                return 0
+            for score in new:
+                held[score.trade_id] = score
+            agent = s.require_agent(agent_id)
+            s.agents[agent_id] = agent.model_copy(update={"version": agent.version + 1})
+            s.add_to_aggregate(scores_aggregate(family_id, new))
+            return len(new)
 
     def settlements(self, agent_id: str) -> list[Settlement]:
         with self._s.lock:

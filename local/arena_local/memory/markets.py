@@ -23,9 +23,9 @@ class MemoryMarketStore(MarketStore):
         with self._s.lock:
             return {i: self._s.markets[i] for i in market_ids if i in self._s.markets}
 
-    def markets_with_open_positions(self) -> list[str]:
+    def markets_to_resolve(self) -> list[str]:
         with self._s.lock:
-            return sorted(m for m, n in self._s.open_counts.items() if n > 0)
+            return sorted(m for m in self._s.open_counts if m not in self._s.resolved_markets)
 
     def mark_market_resolved(self, market: Market, at: datetime) -> bool:
         del at  # the fake keeps no resolution times

@@ -1,7 +1,7 @@
 """Stateful property test: random opens, claims, trades, crashes, replays, settlements and
-snapshot batches, applied to the in-memory fake and the DynamoDB adapter side by side. After
-every step both agree on every ledger and every snapshot read, and every ledger reconciles
-exactly."""
+snapshot batches, applied side by side to the in-memory fake, the DynamoDB adapter on moto and
+the same adapter on DynamoDB Local (AWS's own engine). After every step all three agree on every
+ledger and every snapshot read, and every ledger reconciles exactly."""
 
 from datetime import timedelta
 from decimal import Decimal
@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
+from arena_core.adapters.dynamodb import dynamo_stores
 from arena_core.domain.answer import BetInstruction, SellInstruction
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.decisions import DecisionRecord, DecisionStatus
@@ -26,6 +27,11 @@ from arena_local.memory import memory_stores
 from tests.support.aws import create_stores, embedded_aws
 from tests.support.builders import RUN_AT, WEEK0, binary, resolved
 from tests.support.crash import SimulatedCrash, crashing
+from tests.support.dynamodb_local_fixture import (
+    create_local_table,
+    shared_server,
+    unique_table_name,
+)
 
 MARKET_IDS = ["m1", "m2", "m3"]
 LEASE = timedelta(minutes=15)
@@ -58,7 +64,10 @@ class Agreement(RuleBasedStateMachine):
         super().__init__()
         self._aws = embedded_aws()
         self._aws.__enter__()
-        self.repos: list[Stores] = [memory_stores(), create_stores()]
+        self._local = shared_server().client()
+        self._table = create_local_table(self._local, unique_table_name("agreement"))
+        local = dynamo_stores(self._local, self._table)
+        self.repos: list[Stores] = [memory_stores(), create_stores(), local]
         cohort = Cohort.open(WEEK0, default_lineup(include_llms=False))
         self.agents: list[Agent] = list(cohort.agents())
         for stores in self.repos:
@@ -67,11 +76,13 @@ class Agreement(RuleBasedStateMachine):
         self.minutes = 0
 
     def teardown(self) -> None:
+        self._local.delete_table(TableName=self._table)
         self._aws.__exit__(None, None, None)
 
     def both(self, action: Any) -> Any:
+        """Apply ``action`` to every store; all must give the same result (or error class)."""
         results = [outcome_of(lambda stores=stores: action(stores)) for stores in self.repos]
-        assert results[0] == results[1], results
+        assert all(r == results[0] for r in results), results
         return results[0]
 
     def _markets(self, price: str) -> dict[str, Market]:
@@ -174,7 +185,7 @@ class Agreement(RuleBasedStateMachine):
     def settle(
         self, market: str, kind: ResolutionKind, winner: str, crash_after: int | None
     ) -> None:
-        held = self.repos[0].markets.markets_with_open_positions()
+        held = self.repos[0].markets.markets_to_resolve()
         if held:  # mostly settle markets that hold positions: that is where the risk is
             market = held[MARKET_IDS.index(market) % len(held)]
         final = resolved(binary(market), kind, winner if kind is ResolutionKind.WINNER else None)
@@ -228,14 +239,13 @@ class Agreement(RuleBasedStateMachine):
                 )
                 for stores in self.repos
             ]
-            assert reads[0] == reads[1]
-        memory, dynamo = self.repos
+            assert all(r == reads[0] for r in reads)
         cohort_id = self.agents[0].cohort_id
-        assert memory.views.latest_snapshots(cohort_id) == dynamo.views.latest_snapshots(cohort_id)
+        latest = [stores.views.latest_snapshots(cohort_id) for stores in self.repos]
+        assert all(r == latest[0] for r in latest)
 
     @invariant()
     def ledgers_agree_and_reconcile(self) -> None:
-        memory, dynamo = self.repos
         for agent in self.agents:
             views = []
             for stores in self.repos:
@@ -252,12 +262,11 @@ class Agreement(RuleBasedStateMachine):
                     stores.decisions.decisions(agent.agent_id),
                 )
                 views.append((current, trades, positions, settlements, scores, decisions))
-            assert views[0] == views[1]
-        assert (
-            memory.markets.markets_with_open_positions()
-            == dynamo.markets.markets_with_open_positions()
-        )
-        assert memory.views.family_aggregates() == dynamo.views.family_aggregates()
+            assert all(v == views[0] for v in views)
+        to_resolve = [stores.markets.markets_to_resolve() for stores in self.repos]
+        assert all(r == to_resolve[0] for r in to_resolve)
+        aggregates = [stores.views.family_aggregates() for stores in self.repos]
+        assert all(a == aggregates[0] for a in aggregates)
 
 
 Agreement.TestCase.settings = settings(

@@ -81,7 +81,7 @@ def test_trades_apply_with_rejections_recorded(stores: Stores) -> None:
     assert agent.version == 3
     positions = stores.ledger.positions(agent_id)
     assert len(positions) == 2  # the second m1 bet added to the first position
-    assert stores.markets.markets_with_open_positions() == ["m1", "m2"]
+    assert stores.markets.markets_to_resolve() == ["m1", "m2"]
     stored = stores.decisions.get_decision(record.decision_id)
     assert stored is not None
     assert stored.trades_applied == 3
@@ -128,7 +128,7 @@ def test_a_run_that_lost_its_claim_cannot_trade(stores: Stores) -> None:
     assert stores.ledger.get_agent(agent_id).cash == Decimal("10000")
 
 
-def test_sell_closes_and_frees_the_market(stores: Stores) -> None:
+def test_sell_closes_the_position_and_the_market_stays_to_be_scored(stores: Stores) -> None:
     agent_id, record = claimed(stores)
     run(stores, agent_id, record, BETS[:1])
     (position,) = stores.ledger.positions(agent_id)
@@ -137,7 +137,9 @@ def test_sell_closes_and_frees_the_market(stores: Stores) -> None:
     assert outcomes[1].executed
     (closed,) = stores.ledger.positions(agent_id)
     assert closed.status is PositionStatus.CLOSED
-    assert stores.markets.markets_with_open_positions() == []
+    assert stores.ledger.open_positions_on("m1") == []
+    # Its buy is scored when the market resolves: the market stays among those to resolve.
+    assert stores.markets.markets_to_resolve() == ["m1"]
     assert_reconciles(stores, agent_id)
 
 
@@ -166,7 +168,7 @@ def test_settlement_pays_scores_and_marks_resolved_once(stores: Stores) -> None:
     assert (
         stores.views.family_aggregates()[stores.ledger.get_agent(agent_id).family_id] == aggregate
     )
-    assert stores.markets.markets_with_open_positions() == ["m2"]
+    assert stores.markets.markets_to_resolve() == ["m2"]
     assert_reconciles(stores, agent_id)
 
 
@@ -180,12 +182,12 @@ def test_crash_between_settlements_then_rerun(stores: Stores) -> None:
     m2 = resolved(MARKETS["m2"], ResolutionKind.SPLIT)
     with pytest.raises(SimulatedCrash):
         settle_market(crashing(stores, "apply_settlement", after=1), m2, RUN_AT)
-    assert stores.markets.markets_with_open_positions() == ["m1", "m2"]
+    assert stores.markets.markets_to_resolve() == ["m1", "m2"]
     assert stores.markets.get_markets(["m2"]) == {}
     report = settle_market(stores, m2, RUN_AT)
     assert len(report.settled) == 2
     assert report.marked_resolved
-    assert stores.markets.markets_with_open_positions() == ["m1"]
+    assert stores.markets.markets_to_resolve() == ["m1"]
     for agent in agents[:3]:
         (split,) = stores.ledger.settlements(agent.agent_id)
         assert split.kind is SettlementKind.SPLIT
@@ -211,7 +213,7 @@ def test_market_is_not_marked_resolved_while_positions_remain(stores: Stores) ->
     assert not stores.markets.mark_market_resolved(
         resolved(MARKETS["m1"], ResolutionKind.WINNER, "NO"), RUN_AT
     )
-    assert stores.markets.markets_with_open_positions() == ["m1"]
+    assert stores.markets.markets_to_resolve() == ["m1"]
 
 
 def snapshot_of(agent: Agent, taken_at: datetime, index: int) -> PortfolioSnapshot:

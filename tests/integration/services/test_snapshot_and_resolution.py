@@ -130,7 +130,7 @@ def test_resolution_settles_winner_split_indeterminate_and_waits_for_disputes(
         "m2": SettlementKind.SPLIT,
         "m3": SettlementKind.CANCELLED,
     }
-    assert stores.markets.markets_with_open_positions() == ["m4"]
+    assert stores.markets.markets_to_resolve() == ["m4"]
     assert report.completed_cohorts == ()
     scores = stores.ledger.bet_scores(agent_id)
     assert [s.market_id for s in scores] == ["m1"]  # 50/50 and refunds carry no Brier

@@ -16,12 +16,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 import httpx
 
 from arena_core.adapters.retry import Retrier, Transient, is_retryable_status, parse_retry_after
-from arena_core.domain.money import to_decimal
+from arena_core.domain.money import significant_digits, to_decimal
 from arena_core.errors import (
     FatalUpstreamError,
     UpstreamAuthError,
@@ -32,6 +33,9 @@ from arena_core.errors import (
 from arena_core.ports.llm import LLMClient, LLMRequest, LLMResponse
 
 OPENROUTER_URL = "https://openrouter.ai/api/v1"
+# A request's cost in dollars: more digits, or a million dollars and up, is garbage, not a price.
+MAX_COST_DIGITS = 20
+MAX_COST = Decimal(1_000_000)
 
 _FATAL_BY_STATUS: dict[int, type[FatalUpstreamError]] = {
     400: UpstreamBadRequestError,
@@ -169,26 +173,64 @@ def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _optional_text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _content(message: dict[str, Any]) -> str:
+    """The reply text: a string, or nothing; any other shape is a malformed completion."""
+    content = message.get("content")
+    if content is None or isinstance(content, str):
+        return content or ""
+    raise Transient(f"completion content is a {type(content).__name__}, not text")
+
+
+def _count(usage: dict[str, Any], field: str) -> int:
+    """A token count: absent is 0; anything but a non-negative whole number is malformed."""
+    value = usage.get(field)
+    if value is None:
+        return 0
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if isinstance(value, bool) or not whole or value < 0:
+        raise Transient(f"usage.{field} is not a token count: {str(value)[:40]!r}")
+    return int(value)
+
+
+def _cost(usage: dict[str, Any]) -> Decimal | None:
+    value = usage.get("cost")
+    if value is None:
+        return None
+    try:
+        cost = to_decimal(value)
+    except ValueError as exc:
+        raise Transient(f"usage.cost is not an amount: {str(value)[:40]!r}") from exc
+    if not 0 <= cost < MAX_COST or significant_digits(cost) > MAX_COST_DIGITS:
+        raise Transient(f"usage.cost is not an amount: {str(value)[:40]!r}")
+    return cost
+
+
 def to_response(body: dict[str, Any], raw: str, *, requested: str) -> LLMResponse:
-    """Map a successful completion body; a body without a usable choice is retryable."""
+    """Map a successful completion body. A body without a usable choice, or whose content or
+    usage has the wrong shape, is malformed: retried, then a ``RetryableUpstreamError``."""
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise Transient("completion without choices")
     choice: dict[str, Any] = choices[0]
     message = _mapping(choice.get("message"))
-    usage = _mapping(body.get("usage"))
-    cost = usage.get("cost")
-    reasoning = message.get("reasoning")
+    usage = body.get("usage")
+    if usage is not None and not isinstance(usage, dict):
+        raise Transient(f"usage is a {type(usage).__name__}, not an object")
+    usage = usage or {}
     return LLMResponse(
-        content=message.get("content") or "",
-        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
-        model=str(body.get("model") or requested),
-        provider=body.get("provider") if isinstance(body.get("provider"), str) else None,
-        finish_reason=choice.get("finish_reason"),
-        response_id=body.get("id") if isinstance(body.get("id"), str) else None,
-        prompt_tokens=int(usage.get("prompt_tokens") or 0),
-        completion_tokens=int(usage.get("completion_tokens") or 0),
-        total_tokens=int(usage.get("total_tokens") or 0),
-        cost=None if cost is None else to_decimal(cost),
+        content=_content(message),
+        reasoning=_optional_text(message.get("reasoning")),
+        model=_optional_text(body.get("model")) or requested,
+        provider=_optional_text(body.get("provider")),
+        finish_reason=_optional_text(choice.get("finish_reason")),
+        response_id=_optional_text(body.get("id")),
+        prompt_tokens=_count(usage, "prompt_tokens"),
+        completion_tokens=_count(usage, "completion_tokens"),
+        total_tokens=_count(usage, "total_tokens"),
+        cost=_cost(usage),
         raw_body=raw,
     )

@@ -171,7 +171,9 @@ def sell(
         basis_sold = cents_even(position.cost_basis * fraction)
     if shares_sold <= ZERO:
         raise EmptyTradeError(f"selling {percentage}% of {position.shares} shares sells nothing")
-    proceeds = cents_down(shares_sold * price)
+    # To the nearest cent: the micro-shares a buy rounded down are worth less than half a cent,
+    # so selling them all at an unchanged price returns exactly what was spent.
+    proceeds = cents_even(shares_sold * price)
     pnl = proceeds - basis_sold
     remaining = position.shares - shares_sold
     position_after = position.model_copy(

@@ -12,6 +12,7 @@ from enum import StrEnum
 from pydantic import model_validator
 
 from arena_core.domain.base import DomainModel
+from arena_core.domain.text import CleanText
 
 
 class Action(StrEnum):
@@ -21,13 +22,13 @@ class Action(StrEnum):
 
 
 class BetInstruction(DomainModel):
-    market_id: str
-    side: str
+    market_id: CleanText
+    side: CleanText
     amount: Decimal
 
 
 class SellInstruction(DomainModel):
-    position_id: str
+    position_id: CleanText
     percentage: Decimal
 
 
@@ -37,7 +38,7 @@ class Answer(DomainModel):
     action: Action
     bets: tuple[BetInstruction, ...] = ()
     sells: tuple[SellInstruction, ...] = ()
-    reasoning: str = ""
+    reasoning: CleanText = ""
 
     @model_validator(mode="after")
     def _shape_matches_action(self) -> Answer:

@@ -21,6 +21,8 @@ from arena_core.errors import (
     DecisionAlreadySucceededError,
 )
 
+REASONING_EXCERPT = 4_000  # characters of a reasoning kept in the records (the rest in a blob)
+
 __all__ = [
     "Consultation",
     "DecisionOutcome",
@@ -50,13 +52,19 @@ class ResponseAudit(DomainModel):
 
 class Consultation(DomainModel):
     """What asking the agent produced: the answer (or the HOLD fallback) and the audit. Saved as
-    the decision's checkpoint before any trade, so a takeover never asks the model again."""
+    the decision's checkpoint before any trade, so a takeover never asks the model again.
+
+    A reasoning longer than ``REASONING_EXCERPT`` characters is stored whole as a blob
+    (``reasoning_ref``) and the answer keeps its beginning: a record stays far below
+    DynamoDB's 400 KB item limit whatever the model wrote.
+    """
 
     answer: Answer
     fallback: bool
     fallback_reason: str | None
     prompt_ref: str
     responses: tuple[ResponseAudit, ...]
+    reasoning_ref: str | None = None
 
 
 class TradeAudit(DomainModel):
@@ -87,6 +95,7 @@ class DecisionOutcome(DomainModel):
     trades: tuple[TradeAudit, ...]
     executed: int
     rejected: int
+    reasoning_ref: str | None = None  # the whole reasoning, when ``reasoning`` is an excerpt
 
     @property
     def transport_retries(self) -> int:
@@ -108,7 +117,8 @@ class DecisionRecord(DomainModel):
     cohort_id: str
     week: int
     status: DecisionStatus
-    owner: str | None = None
+    owner: str | None = None  # the invocation holding the claim (unique per invocation)
+    run: str | None = None  # the run it belongs to: a later invocation of the run may take over
     lease_until: datetime | None = None
     attempts: int = 0
     claims: int = 0
@@ -131,12 +141,13 @@ class DecisionRecord(DomainModel):
 
 
 def claim_refusal(
-    record: DecisionRecord, now: datetime, max_attempts: int, owner: str
+    record: DecisionRecord, now: datetime, max_attempts: int, run: str
 ) -> ClaimConflictError | None:
     """Why an existing decision row cannot be claimed now, or None if it can.
 
-    The owner of a live claim may claim it again: a retried step of the same run picks up its
-    own work; any other run waits for the lease to expire.
+    An invocation of the run that holds a live claim may take it over: a retried step of the
+    same run picks up its work, and the invocation it replaces (if still alive) is fenced out,
+    since every write is conditional on the owner. Any other run waits for the lease to expire.
     """
     status = record.status
     if status is DecisionStatus.SUCCEEDED:
@@ -148,7 +159,7 @@ def claim_refusal(
             f"decision {record.decision_id} used {record.attempts} of {max_attempts} attempts"
         )
     # A lease is live up to and including its expiry instant; strictly later, it can be taken.
-    if status is DecisionStatus.CLAIMED and record.owner == owner:
+    if status is DecisionStatus.CLAIMED and record.run == run:
         return None
     if status is DecisionStatus.CLAIMED and record.lease_until and record.lease_until >= now:
         return ClaimHeldError(

@@ -15,6 +15,7 @@ from pydantic import field_validator, model_validator
 
 from arena_core.domain.base import DomainModel
 from arena_core.domain.money import ONE
+from arena_core.domain.text import CleanText
 from arena_core.errors import UnknownSideError
 
 YES = "YES"
@@ -45,25 +46,25 @@ class Resolution(DomainModel):
 
 
 class OutcomeQuote(DomainModel):
-    name: str
+    name: CleanText
     price: Decimal | None = None
-    token_id: str | None = None
+    token_id: CleanText | None = None
 
 
 class Market(DomainModel):
-    market_id: str
-    question: str
+    market_id: CleanText
+    question: CleanText
     outcomes: tuple[OutcomeQuote, ...]
     status: MarketStatus = MarketStatus.OPEN
     resolution: Resolution | None = None
-    category: str | None = None
+    category: CleanText | None = None
     volume: Decimal | None = None
     end_date: datetime | None = None
-    slug: str | None = None
+    slug: CleanText | None = None
     neg_risk: bool = False
-    neg_risk_market_id: str | None = None
-    group_item_title: str | None = None
-    uma_status: str | None = None
+    neg_risk_market_id: CleanText | None = None
+    group_item_title: CleanText | None = None
+    uma_status: CleanText | None = None
 
     @field_validator("outcomes")
     @classmethod

@@ -1,10 +1,13 @@
 """Money and share arithmetic: the one place where rounding happens.
 
 All amounts are ``Decimal``. Cash movements are whole cents and shares are whole micro-shares
-(Polymarket's 6-decimal precision). Rounding is always *down* for what the agent receives
-(shares bought, proceeds, payouts), so the book can never credit value that does not exist; the
-cost basis carried out of a position on a partial sell is rounded half-even, and a full exit
-carries out the exact remainder, so nothing is left behind.
+(Polymarket's 6-decimal precision). Shares bought and settlement payouts are rounded *down*, so
+the book never credits value that does not exist. Sell proceeds are rounded to the *nearest*
+cent (half-even): a buy of $A at price p gets floor_micro(A / p) shares, worth A minus less
+than p micro-dollars, so selling them all at an unchanged price returns exactly $A (rounding the
+proceeds down would lose a cent on most round trips). The cost basis carried out of a position
+on a partial sell is rounded half-even, and a full exit carries out the exact remainder, so
+nothing is left behind.
 
 Because every movement of cash is a whole number of cents and is recorded exactly as applied,
 the ledger identity ``10,000 − Σ buys + Σ sell proceeds + Σ payouts + Σ refunds = cash`` holds
@@ -17,6 +20,9 @@ from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal, InvalidOperation
 
 CENT = Decimal("0.01")
 MICRO_SHARE = Decimal("0.000001")
+# Trades execute at the side's price rounded to the micro-dollar (half-even): upstream quotes
+# can carry 40 digits, which no record of a trade should.
+MICRO_DOLLAR = Decimal("0.000001")
 ZERO = Decimal("0")
 ONE = Decimal("1")
 HUNDRED = Decimal("100")
@@ -58,6 +64,19 @@ def cents_even(amount: Decimal) -> Decimal:
     return amount.quantize(CENT, rounding=ROUND_HALF_EVEN)
 
 
+def price_micro(price: Decimal) -> Decimal:
+    """A per-share price to the micro-dollar, rounded half-even (the price a trade executes at)."""
+    return price.quantize(MICRO_DOLLAR, rounding=ROUND_HALF_EVEN)
+
+
 def shares_down(shares: Decimal) -> Decimal:
     """Whole micro-shares, rounded toward zero."""
     return shares.quantize(MICRO_SHARE, rounding=ROUND_DOWN)
+
+
+def significant_digits(number: Decimal) -> int:
+    """How many digits ``number`` needs, leading and trailing zeros aside (0 for zero)."""
+    digits = number.as_tuple().digits
+    first = next((i for i, d in enumerate(digits) if d), len(digits))
+    trailing = next((i for i, d in enumerate(reversed(digits)) if d), len(digits))
+    return max(0, len(digits) - first - trailing)

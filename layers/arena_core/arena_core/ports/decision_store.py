@@ -29,10 +29,12 @@ class DecisionStore(ABC):
         now: datetime,
         lease: timedelta,
         max_attempts: int,
+        run: str | None = None,
     ) -> DecisionRecord:
-        """Claim the agent-week: succeeds when no row exists, the row is a retryable failure
-        under the attempt limit, its lease has expired, or ``owner`` already holds it.
-        Raises a ``ClaimConflictError``."""
+        """Claim the agent-week for ``owner`` (one invocation) of ``run`` (default: the owner):
+        succeeds when no row exists, the row is a retryable failure under the attempt limit,
+        its lease has expired, or an invocation of the same run holds it (a takeover: the
+        previous owner's writes are refused from then on). Raises a ``ClaimConflictError``."""
 
     @abstractmethod
     def extend_claim(self, decision_id: str, *, owner: str, lease_until: datetime) -> None: ...
@@ -52,9 +54,11 @@ class DecisionStore(ABC):
         now: datetime,
         outcome: DecisionOutcome | None = None,
         error: str | None = None,
+        keep_checkpoint: bool = False,
     ) -> DecisionRecord:
-        """Close the owner's claim as succeeded, retryable failure (attempts + 1, checkpoint
-        cleared so the next attempt asks again) or failed."""
+        """Close the owner's claim as succeeded, retryable failure (attempts + 1; the checkpoint
+        is cleared so the next attempt asks again, unless ``keep_checkpoint``: trades of it may
+        have been applied, so the next attempt must finish that answer) or failed."""
 
     @abstractmethod
     def get_decision(self, decision_id: str) -> DecisionRecord | None: ...

@@ -3,8 +3,8 @@
 Implementations guarantee: a trade is applied at most once (its deterministic id written with
 "not exists"), together with the agent's cash (version-checked), its position, the decision's
 progress, the market's count of open positions and the family's trade count, or not at all; a
-settlement likewise, with its payout, the closed position, the bet scores and the family
-aggregate.
+settlement likewise, with its payout and the closed position; a bet score at most once, with
+its share of the family aggregate.
 """
 
 from __future__ import annotations
@@ -43,16 +43,20 @@ class LedgerStore(ABC):
     def open_positions_on(self, market_id: str) -> list[Position]: ...
 
     @abstractmethod
+    def positions_on(self, market_id: str) -> list[Position]:
+        """Every position on the market, whatever became of it (open, sold, settled)."""
+
+    @abstractmethod
     def apply_settlement(
-        self,
-        position: Position,
-        settlement: Settlement,
-        scores: Sequence[BetScore],
-        *,
-        family_id: str,
-        expected_version: int,
+        self, position: Position, settlement: Settlement, *, family_id: str, expected_version: int
     ) -> bool:
         """Settle one position atomically; False when it was already settled."""
+
+    @abstractmethod
+    def apply_scores(self, agent_id: str, scores: Sequence[BetScore], *, family_id: str) -> int:
+        """Record the bet scores not recorded yet (each once, by trade id), adding them to the
+        family aggregate in the same write; returns how many were new. Cash is unchanged; the
+        agent's version moves, so a cached read of its scores is refreshed."""
 
     @abstractmethod
     def settlements(self, agent_id: str) -> list[Settlement]: ...

@@ -8,12 +8,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from arena_core.domain.text import CleanText
+
 
 class ChatMessage(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     role: Literal["system", "user", "assistant"]
-    content: str
+    content: CleanText
 
 
 class LLMRequest(BaseModel):
@@ -31,23 +33,26 @@ class LLMRequest(BaseModel):
 
 
 class LLMResponse(BaseModel):
-    """What came back, who answered, and what it cost."""
+    """What came back, who answered, and what it cost. Text is cleaned as it enters (a lone
+    surrogate becomes U+FFFD), whichever agent produced it."""
 
     model_config = ConfigDict(frozen=True)
 
-    content: str
-    reasoning: str | None = None
-    model: str = Field(description="the model that actually answered (may differ from the request)")
-    provider: str | None = None
-    finish_reason: str | None = None
-    response_id: str | None = None
+    content: CleanText
+    reasoning: CleanText | None = None
+    model: CleanText = Field(
+        description="the model that actually answered (may differ from the request)"
+    )
+    provider: CleanText | None = None
+    finish_reason: CleanText | None = None
+    response_id: CleanText | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
     cost: Decimal | None = None
     latency_ms: int = 0
     attempts: int = 1
-    raw_body: str = ""
+    raw_body: CleanText = ""
 
     @property
     def text(self) -> str:

@@ -18,8 +18,9 @@ class MarketStore(ABC):
     def get_markets(self, market_ids: Sequence[str]) -> dict[str, Market]: ...
 
     @abstractmethod
-    def markets_with_open_positions(self) -> list[str]:
-        """Distinct market ids that have at least one open position, in id order."""
+    def markets_to_resolve(self) -> list[str]:
+        """Markets that hold or held a position and are not marked resolved yet, in id order:
+        a sold-out position's buys are still scored when its market resolves."""
 
     @abstractmethod
     def mark_market_resolved(self, market: Market, at: datetime) -> bool:

@@ -2,8 +2,8 @@
 
 The market list is a pipe-separated table, not JSON: 500 markets go to every agent every week,
 and a table carries the same facts in a fraction of the bytes. Order and formatting are
-deterministic (universe order, fixed decimals), and untrusted text (questions, outcome names) is
-flattened to one line with the column separator removed, so it cannot forge table rows.
+deterministic (universe order, fixed decimals), and untrusted text (questions, outcome names,
+ids) is flattened to one line with the column separator removed, so it cannot forge table rows.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from arena_core.domain.money import CENT
 from arena_core.domain.rules import MAX_BET_FRACTION, MIN_BET, max_bet
 
 QUESTION_LIMIT = 160
+ID_LIMIT = 128
 PRICE_PLACES = Decimal("0.0001")
 
 SYSTEM_PROMPT = f"""You are a forecasting agent in Forecaster Arena, a benchmark of how well language models forecast real events. You trade paper money on real Polymarket prediction markets.
@@ -77,11 +78,18 @@ def _prices(market: Market) -> str:
 
 
 def _market_row(market: Market) -> str:
-    volume = f"{market.volume.quantize(Decimal(1)):f}" if market.volume is not None else "?"
+    volume = f"{market.volume:.0f}" if market.volume is not None else "?"
     closes = market.end_date.date().isoformat() if market.end_date else "?"
     category = one_line(market.category, 30) if market.category else "-"
     return "|".join(
-        (market.market_id, one_line(market.question), category, _prices(market), volume, closes)
+        (
+            one_line(market.market_id, ID_LIMIT),
+            one_line(market.question),
+            category,
+            _prices(market),
+            volume,
+            closes,
+        )
     )
 
 
@@ -89,8 +97,8 @@ def _position_row(line: PositionLine) -> str:
     note = "" if line.market_status is MarketStatus.OPEN else f" ({line.market_status.value})"
     return "|".join(
         (
-            line.position_id,
-            line.market_id,
+            one_line(line.position_id, ID_LIMIT),
+            one_line(line.market_id, ID_LIMIT),
             one_line(line.side, 40),
             f"{line.shares.normalize():f}",
             price_text(line.avg_price),

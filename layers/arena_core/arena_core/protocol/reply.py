@@ -19,34 +19,79 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from arena_core.domain.answer import Action, Answer, BetInstruction, SellInstruction
+from arena_core.domain.money import significant_digits
+from arena_core.domain.text import clean_text
 from arena_core.errors import DecisionFormatError
 
 MAX_REPLY_CHARS = 200_000
+# Numbers the rules can judge without leaving the Decimal context: finite, at most DynamoDB's
+# 38 significant digits, below a quadrillion (no bet or percentage comes near it).
+MAX_DIGITS = 38
+MAX_MAGNITUDE = Decimal("1e15")
 _ACTION_KEY = re.compile(r"""(["'])action\1\s*:""", re.IGNORECASE)
 _NUMBER = re.compile(r"^\s*\$?\s*([-+]?[0-9][0-9,]*(?:\.[0-9]+)?|[-+]?\.[0-9]+)\s*%?\s*$")
 
 
-def _candidates(text: str) -> list[dict[str, Any]]:
-    """Every JSON object in the text that carries an ``action`` key, outermost first."""
-    decoder = json.JSONDecoder()
-    found: list[dict[str, Any]] = []
-    position = text.find("{")
-    while position != -1:
-        try:
-            value, end = decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
-            position = text.find("{", position + 1)
+MAX_NESTING = 32  # a decision is three levels deep; deeper is not an answer
+_STRUCTURE = re.compile(r'[{}"\\]')
+
+
+def _spans(text: str) -> tuple[list[tuple[int, int]], int | None]:
+    """The top-level ``{...}`` spans of ``text`` in one pass (braces inside JSON strings do not
+    count), and where an object left open at the end begins, if one is.
+
+    One pass over the braces and quotes keeps parsing linear in the reply's length: decoding
+    from every ``{`` of a reply full of them would rescan the rest of it each time.
+    """
+    spans: list[tuple[int, int]] = []
+    depth, start, in_string, skip = 0, -1, False, -1
+    for match in _STRUCTURE.finditer(text):
+        at, char = match.start(), match.group()
+        if at == skip:  # the character a backslash escaped
             continue
-        if isinstance(value, dict) and _has_action(value):
-            found.append(value)
-            position = text.find("{", end)
+        if in_string:
+            if char == "\\":
+                skip = at + 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = depth > 0  # quotes outside any object are prose
+        elif char == "{":
+            start = at if depth == 0 else start
+            depth += 1
+            if depth > MAX_NESTING:
+                raise DecisionFormatError(f"the JSON is nested more than {MAX_NESTING} levels deep")
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, at + 1))
+    return spans, (start if depth else None)
+
+
+def _decoded(span: str) -> Any:
+    """The JSON value of a span, or None when it is not valid JSON (a huge integer or an
+    unbalanced inside count as invalid, like a syntax error)."""
+    try:
+        return json.loads(span)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _candidates(text: str) -> list[dict[str, Any]]:
+    """Every JSON object in the text that carries an ``action`` key, outermost first. An object
+    that is not a decision (or not valid JSON) is searched for decisions inside it."""
+    found: list[dict[str, Any]] = []
+    spans, unclosed = _spans(text)
+    for start, end in spans:
+        value = _decoded(text[start:end])
+        decision = value if isinstance(value, dict) and _has_action(value) else None
+        decision = decision or _nested_decision(value)
+        if decision is not None:
+            found.append(decision)
         else:
-            nested = _nested_decision(value)
-            if nested is not None:
-                found.append(nested)
-                position = text.find("{", end)
-            else:
-                position = text.find("{", position + 1)
+            found += _candidates(text[start + 1 : end - 1])
+    if unclosed is not None:  # prose with a stray "{" before the answer
+        found += _candidates(text[unclosed + 1 :])
     return found
 
 
@@ -68,7 +113,7 @@ def _unwrap(text: str) -> str:
     if len(stripped) >= 2 and stripped[0] == stripped[-1] == '"':
         try:
             inner = json.loads(stripped)
-        except json.JSONDecodeError:
+        except ValueError:
             return stripped.strip('"')
         if isinstance(inner, str):
             return inner
@@ -80,6 +125,10 @@ def _lower_keys(value: dict[str, Any]) -> dict[str, Any]:
 
 
 def _number(value: Any, where: str) -> Decimal:
+    return _bounded(_decimal(value, where), where)
+
+
+def _decimal(value: Any, where: str) -> Decimal:
     if isinstance(value, bool) or value is None:
         raise DecisionFormatError(f"{where} must be a number, got {json.dumps(value)}")
     if isinstance(value, (int, float)):
@@ -94,6 +143,15 @@ def _number(value: Any, where: str) -> Decimal:
             except InvalidOperation:
                 pass
     raise DecisionFormatError(f"{where} must be a number, got {json.dumps(value)[:40]}")
+
+
+def _bounded(number: Decimal, where: str) -> Decimal:
+    """A number every later step can compute with exactly, or a format error saying why not."""
+    if abs(number) >= MAX_MAGNITUDE:
+        raise DecisionFormatError(f"{where} is too large: {number:.3e}")
+    if significant_digits(number) > MAX_DIGITS:
+        raise DecisionFormatError(f"{where} has more than {MAX_DIGITS} significant digits")
+    return number
 
 
 def _text(value: Any, where: str) -> str:
@@ -203,6 +261,7 @@ def parse_answer(text: str) -> Answer:
     """Parse a model reply; raise ``DecisionFormatError`` saying exactly what is wrong."""
     if not isinstance(text, str):
         raise DecisionFormatError(f"the reply must be text, got {type(text).__name__}")
+    text = clean_text(text)
     if not text.strip():
         raise DecisionFormatError("the reply is empty; answer with one JSON object")
     if len(text) > MAX_REPLY_CHARS:

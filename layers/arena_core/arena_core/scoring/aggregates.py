@@ -1,5 +1,6 @@
-"""Adding scored bets and trades to a family's running aggregate (the in-memory arithmetic the
-DynamoDB adapter performs with ``ADD`` on counters)."""
+"""Adding scored bets and trades to a family's running aggregate (the arithmetic the DynamoDB
+adapter performs with ``ADD`` on counters). Every sum is a whole number of trillionths: each
+score is kept to the trillionth, and so is each forecast added to a calibration bin."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Sequence
 from arena_core.domain.aggregates import CALIBRATION_BINS, FamilyAggregate
 from arena_core.domain.money import ZERO
 from arena_core.domain.portfolio import BetScore
+from arena_core.scoring.bets import to_score_places
 from arena_core.scoring.calibration import bin_index
 
 
@@ -21,7 +23,7 @@ def scores_aggregate(family_id: str, scores: Sequence[BetScore]) -> FamilyAggreg
     for score in scores:
         index = bin_index(score.forecast, CALIBRATION_BINS)
         count[index] += 1
-        forecast[index] += score.forecast
+        forecast[index] += to_score_places(score.forecast)
         wins[index] += 1 if score.won else 0
     return FamilyAggregate(
         family_id=family_id,

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 
 from arena_core.domain.market import Market, ResolutionKind
 from arena_core.domain.money import ONE, ZERO
 from arena_core.domain.portfolio import BetScore, Trade, TradeKind
 from arena_core.scoring.proper import log_score
 
-LOG_PLACES = Decimal("1e-12")
+# Scores are kept to the trillionth: far below any difference a leaderboard shows, and every
+# score and every sum of scores is then a whole number of trillionths, exact in any store.
+SCORE_PLACES = Decimal("1e-12")
+
+
+def to_score_places(value: Decimal) -> Decimal:
+    return value.quantize(SCORE_PLACES, rounding=ROUND_HALF_EVEN)
 
 
 def score_buys(
@@ -44,9 +50,9 @@ def score_buys(
                 forecast=forecast,
                 market_price=trade.price,
                 won=won,
-                brier=(forecast - outcome) ** 2,
-                market_brier=(trade.price - outcome) ** 2,
-                log_score=Decimal(repr(log_score(float(forecast), int(won)))).quantize(LOG_PLACES),
+                brier=to_score_places((forecast - outcome) ** 2),
+                market_brier=to_score_places((trade.price - outcome) ** 2),
+                log_score=to_score_places(Decimal(repr(log_score(float(forecast), int(won))))),
                 scored_at=at,
             )
         )

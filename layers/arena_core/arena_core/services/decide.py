@@ -7,15 +7,22 @@ Every step is safe to rerun. A succeeded decision is final, so a rerun returns a
 that crashed before its checkpoint is taken over when its lease expires and asks again; one that
 crashed after it reuses the stored answer, so trades already applied are recognised by their
 ids and only the missing ones are applied. BET/SELL answers with zero executed trades are
-retryable failures (§9.3), as are transport failures; fatal upstream errors (401, 402, ...) are
-recorded and re-raised, loudly, never turned into a quiet HOLD.
+retryable failures (§9.3).
+
+The path after the claim is total: whatever fails is recorded on the decision as a failed
+attempt with its reason, and counts toward the attempt limit; transient and unexplained failures
+are raised as retryable errors (the workflow retries; a retry resumes the stored answer when one
+was saved), fatal upstream errors (401, 402, ...) are raised as they are, loudly, never turned
+into a quiet HOLD. Each invocation claims under its own owner token: an invocation of the same
+run may take a claim over, and the one it replaced can no longer write anything.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from contextlib import suppress
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -26,16 +33,18 @@ from arena_core.domain.decisions import (
     DecisionOutcome,
     DecisionRecord,
     DecisionStatus,
-    TradeAudit,
 )
 from arena_core.domain.holdings import position_lines
 from arena_core.domain.market import Market
 from arena_core.domain.portfolio import Position
 from arena_core.errors import (
+    ArenaError,
     AttemptsExhaustedError,
+    ClaimLostError,
+    DecideAttemptError,
     DecisionAlreadySucceededError,
     NotFoundError,
-    UpstreamError,
+    RunRequestError,
 )
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.blob_store import BlobStore
@@ -43,7 +52,11 @@ from arena_core.ports.clock import Clock
 from arena_core.ports.stores import WithCohorts, WithDecisions, WithLedger, WithMarkets
 from arena_core.protocol.prompt import build_prompt
 from arena_core.services.consult import consult
-from arena_core.services.trading import KnownState, TradeOutcome, TradeRun, execute_all
+from arena_core.services.outcome import bounded, summarize
+from arena_core.services.trading import KnownState, TradeRun, execute_all
+
+CLOCK_SKEW = timedelta(minutes=1)  # a run time later than now by more than this is refused
+ERROR_CHARS = 500  # a failure's reason, as recorded on the decision
 
 
 @dataclass(frozen=True)
@@ -56,10 +69,14 @@ class DecideSettings:
 
 @dataclass(frozen=True)
 class DecideRequest:
+    """One invocation's request: ``owner`` is its own token; ``run`` (default: the owner)
+    names the run it belongs to, whose later invocations may take its claim over."""
+
     agent_id: str
     run_at: datetime
     universe_ref: str
     owner: str
+    run: str | None = None
 
 
 @dataclass(frozen=True)
@@ -94,37 +111,16 @@ def load_universe(blobs: BlobStore, ref: str) -> list[Market]:
     return [Market.model_validate(raw) for raw in json.loads(blobs.get(ref))]
 
 
-def _trade_audit(outcome: TradeOutcome) -> TradeAudit:
-    trade = outcome.trade
-    return TradeAudit(
-        index=outcome.index,
-        trade_id=outcome.trade_id,
-        instruction=outcome.instruction,
-        executed=outcome.executed,
-        rule=outcome.rejected_rule,
-        reason=outcome.reason,
-        price=None if trade is None else trade.price,
-        shares=None if trade is None else trade.shares,
-        amount=None if trade is None else trade.amount,
-    )
+@dataclass
+class _Attempt:
+    """One attempt on a claimed decision, and how far it got."""
 
-
-def summarize(consultation: Consultation, outcomes: list[TradeOutcome]) -> DecisionOutcome:
-    executed = sum(1 for o in outcomes if o.executed)
-    last = consultation.responses[-1] if consultation.responses else None
-    return DecisionOutcome(
-        action=consultation.answer.action,
-        reasoning=consultation.answer.reasoning,
-        fallback=consultation.fallback,
-        fallback_reason=consultation.fallback_reason,
-        prompt_ref=consultation.prompt_ref,
-        responses=consultation.responses,
-        model=last.model if last else None,
-        provider=last.provider if last else None,
-        trades=tuple(_trade_audit(o) for o in outcomes),
-        executed=executed,
-        rejected=len(outcomes) - executed,
-    )
+    record: DecisionRecord
+    request: DecideRequest
+    member: Agent
+    cohort: Cohort
+    week: int
+    checkpointed: bool = field(default=False)
 
 
 class DecideStores(WithCohorts, WithDecisions, WithLedger, WithMarkets, Protocol):
@@ -151,6 +147,8 @@ class DecideService:
         self, request: DecideRequest, agent: ForecastAgent | Callable[[Agent], ForecastAgent]
     ) -> DecideResult:
         """Decide for one agent; ``agent`` is the responder, or a factory given the member."""
+        if request.run_at > self._clock.now() + CLOCK_SKEW:
+            raise RunRequestError(f"run time {request.run_at.isoformat()} is in the future")
         member = self._ledger.get_agent(request.agent_id)
         responder = agent if isinstance(agent, ForecastAgent) else agent(member)
         cohort = self._cohorts.get_cohort(member.cohort_id)
@@ -159,33 +157,44 @@ class DecideService:
         week = decision_week(cohort.week_start, request.run_at)
         decision_id = DecisionRecord.id_for(member.agent_id, week)
         try:
-            record = self._decisions.claim_decision(
-                member,
-                week,
-                owner=request.owner,
-                now=self._clock.now(),
-                lease=self._settings.lease,
-                max_attempts=self._settings.max_attempts,
-            )
+            record = self._claim(member, week, request)
         except DecisionAlreadySucceededError:
             return DecideResult(decision_id, DecisionStatus.SUCCEEDED, already_decided=True)
         except AttemptsExhaustedError as exc:
             return DecideResult(decision_id, DecisionStatus.EXHAUSTED, error=str(exc))
+        attempt = _Attempt(record, request, member, cohort, week)
+        try:
+            return self._attempt(attempt, responder)
+        except ClaimLostError:
+            raise  # another invocation of the run took over: its work stands, ours is refused
+        except ArenaError as exc:
+            self._record_failure(attempt, exc)
+            raise
+        except Exception as exc:
+            self._record_failure(attempt, exc)
+            raise DecideAttemptError(_reason(exc)) from exc
+
+    def _claim(self, member: Agent, week: int, request: DecideRequest) -> DecisionRecord:
+        return self._decisions.claim_decision(
+            member,
+            week,
+            owner=request.owner,
+            run=request.run,
+            now=self._clock.now(),
+            lease=self._settings.lease,
+            max_attempts=self._settings.max_attempts,
+        )
+
+    def _attempt(self, attempt: _Attempt, responder: ForecastAgent) -> DecideResult:
+        record, request, member = attempt.record, attempt.request, attempt.member
         markets = load_universe(self._blobs, request.universe_ref)
         fresh = record.checkpoint is None  # no trade of this decision can exist yet
         positions = self._ledger.positions(member.agent_id)
-        consultation = record.checkpoint or self._consult(
-            record,
-            request,
-            member=member,
-            week=week,
-            markets=markets,
-            agent=responder,
-            positions=positions,
-        )
+        consultation = record.checkpoint or self._consult(attempt, markets, responder, positions)
+        attempt.checkpointed = True
         run = TradeRun(
             agent_id=member.agent_id,
-            decision_id=decision_id,
+            decision_id=record.decision_id,
             owner=request.owner,
             markets={m.market_id: m for m in markets},
             at=request.run_at,
@@ -193,19 +202,16 @@ class DecideService:
         known = KnownState(member, {p.position_id: p for p in positions}) if fresh else None
         answer = consultation.answer
         outcomes = execute_all(self._ledger, run, [*answer.bets, *answer.sells], known=known)
-        return self._finish(record, request, summarize(consultation, outcomes), cohort)
+        return self._finish(attempt, summarize(consultation, outcomes))
 
     def _consult(
         self,
-        record: DecisionRecord,
-        request: DecideRequest,
-        *,
-        member: Agent,
-        week: int,
+        attempt: _Attempt,
         markets: list[Market],
         agent: ForecastAgent,
         positions: list[Position],
     ) -> Consultation:
+        record, request, member = attempt.record, attempt.request, attempt.member
         by_id = {m.market_id: m for m in markets}
         held = [p.market_id for p in positions if p.is_open and p.market_id not in by_id]
         known = {**self._markets.get_markets(held), **by_id}
@@ -213,43 +219,32 @@ class DecideService:
         prompt = build_prompt(
             now=request.run_at,
             cohort_id=member.cohort_id,
-            week=week,
+            week=attempt.week,
             cash=member.cash,
             positions=lines,
             markets=markets,
         )
-        context = AgentContext(member.agent_id, week, request.run_at, member.cash, lines, markets)
-        try:
-            consultation = consult(
-                agent,
-                prompt,
-                context,
-                blobs=self._blobs,
-                blob_prefix=f"decisions/{record.decision_id}/claim-{record.claims}",
-                format_retries=self._settings.format_retries,
-                excerpt_chars=self._settings.excerpt_chars,
-            )
-        except UpstreamError as exc:
-            self._decisions.finish_decision(
-                record.decision_id,
-                owner=request.owner,
-                status=DecisionStatus.RETRYABLE_FAILURE,
-                now=self._clock.now(),
-                error=f"{type(exc).__name__}: {exc}",
-            )
-            raise
+        context = AgentContext(
+            member.agent_id, attempt.week, request.run_at, member.cash, lines, markets
+        )
+        prefix = f"decisions/{record.decision_id}/claim-{record.claims}"
+        consultation = consult(
+            agent,
+            prompt,
+            context,
+            blobs=self._blobs,
+            blob_prefix=prefix,
+            format_retries=self._settings.format_retries,
+            excerpt_chars=self._settings.excerpt_chars,
+        )
+        consultation = bounded(consultation, self._blobs, prefix)
         self._decisions.save_checkpoint(
             record.decision_id, owner=request.owner, checkpoint=consultation, now=self._clock.now()
         )
         return consultation
 
-    def _finish(
-        self,
-        record: DecisionRecord,
-        request: DecideRequest,
-        outcome: DecisionOutcome,
-        cohort: Cohort,
-    ) -> DecideResult:
+    def _finish(self, attempt: _Attempt, outcome: DecisionOutcome) -> DecideResult:
+        record, request, cohort = attempt.record, attempt.request, attempt.cohort
         zero_trades = outcome.action is not Action.HOLD and outcome.executed == 0
         status = DecisionStatus.RETRYABLE_FAILURE if zero_trades else DecisionStatus.SUCCEEDED
         error = "the decision produced zero executed trades" if zero_trades else None
@@ -264,3 +259,21 @@ class DecideService:
         if not zero_trades and cohort.first_decision_at is None:
             self._cohorts.mark_first_decision(cohort.cohort_id, request.run_at)
         return DecideResult(record.decision_id, status, error=error, outcome=outcome)
+
+    def _record_failure(self, attempt: _Attempt, exc: Exception) -> None:
+        """Close the claim as a failed attempt with its reason. After the checkpoint the answer
+        is kept: trades of it may be applied, and the next attempt must finish that answer."""
+        # If the store fails too (or the claim was taken), the lease expires, then a retry.
+        with suppress(ArenaError):
+            self._decisions.finish_decision(
+                attempt.record.decision_id,
+                owner=attempt.request.owner,
+                status=DecisionStatus.RETRYABLE_FAILURE,
+                now=self._clock.now(),
+                error=_reason(exc),
+                keep_checkpoint=attempt.checkpointed,
+            )
+
+
+def _reason(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]

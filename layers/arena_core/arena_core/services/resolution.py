@@ -1,10 +1,12 @@
 """Settle what Polymarket has resolved and complete finished cohorts (hourly).
 
-Markets with open positions are fetched in batches; those resolved upstream (closed and UMA
-``resolved``) are settled position by position, then marked resolved. Proposed, disputed and
-closed-without-status markets wait. A cohort is complete once it has had its first decision run
-and none of its agents holds an open position (a cohort whose agents all held completes too).
-Reruns and crashes part-way are safe: settlement is idempotent per position.
+Markets that hold or held a position are fetched in batches; those resolved upstream (closed and
+UMA ``resolved``) are settled position by position, every buy on them scored, then they are
+marked resolved. Proposed, disputed and closed-without-status markets wait. A cohort is complete
+once it has had its first decision run and none of its agents holds an open position (a cohort
+whose agents all held completes too); its agents' final snapshots are written first, so the
+site and the dataset show each agent as it ended, never as it stood before its last
+settlements. Reruns and crashes part-way are safe: every step is idempotent.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.market import MarketStatus
 from arena_core.ports.clock import Clock
 from arena_core.ports.market_source import MarketSource
-from arena_core.ports.stores import WithCohorts, WithLedger, WithMarkets
+from arena_core.ports.stores import WithCohorts, WithLedger, WithMarkets, WithViews
 from arena_core.services.settlement import MarketSettlement, settle_market
-from arena_core.services.snapshot import changed_markets
+from arena_core.services.snapshot import changed_markets, snapshot_of
 
 
 @dataclass(frozen=True)
@@ -36,8 +38,9 @@ def cohorts_for_decisions(active: list[Cohort], horizon: int = 5) -> list[Cohort
     return sorted(active, key=lambda c: c.week_start)[-horizon:] if horizon > 0 else []
 
 
-class ResolutionStores(WithCohorts, WithLedger, WithMarkets, Protocol):
-    """The roles resolution uses: cohorts to complete, the ledger to settle, market states."""
+class ResolutionStores(WithCohorts, WithLedger, WithMarkets, WithViews, Protocol):
+    """The roles resolution uses: cohorts to complete, the ledger to settle, market states,
+    and the views a completed cohort's final snapshots go to."""
 
 
 class ResolutionService:
@@ -51,7 +54,7 @@ class ResolutionService:
 
     def run(self, at: datetime | None = None) -> ResolutionReport:
         moment = at or self._clock.now()
-        market_ids = self._markets.markets_with_open_positions()
+        market_ids = self._markets.markets_to_resolve()
         fetch = self._source.markets_by_id(market_ids)
         unresolved = [m for m in fetch.markets.values() if m.status is not MarketStatus.RESOLVED]
         stored = self._markets.get_markets([m.market_id for m in unresolved]) if unresolved else {}
@@ -75,8 +78,10 @@ class ResolutionService:
     def _complete_if_done(self, cohort: Cohort, moment: datetime) -> bool:
         if cohort.first_decision_at is None:
             return False
-        for spec in cohort.lineup:
-            agent_id = Agent.id_for(cohort.cohort_id, spec.family_id)
-            if any(p.is_open for p in self._ledger.positions(agent_id)):
-                return False
+        agent_ids = [Agent.id_for(cohort.cohort_id, spec.family_id) for spec in cohort.lineup]
+        holdings = self._ledger.holdings_of(agent_ids)
+        if any(p.is_open for h in holdings.values() for p in h.positions):
+            return False
+        finals = [snapshot_of(h.agent, [], h.scores, {}, moment)[0] for h in holdings.values()]
+        self._stores.views.put_snapshots(finals)  # before completing: a rerun writes them again
         return self._cohorts.complete_cohort(cohort.cohort_id, moment)

@@ -99,6 +99,35 @@ def family_points(snapshots: Sequence[PortfolioSnapshot], taken_at: datetime) ->
     return points
 
 
+def snapshot_of(
+    agent: Agent,
+    positions: Sequence[Position],
+    scores: Sequence[BetScore],
+    markets: Mapping[str, Market],
+    moment: datetime,
+) -> tuple[PortfolioSnapshot, int]:
+    """An agent's snapshot from its open positions marked at ``markets``, and how many of the
+    marks were stale (a fallback price)."""
+    marks = [accounting.mark(p, markets.get(p.market_id)) for p in positions]
+    result = totals(agent.cash, (m.value for m in marks))
+    brier = sum((s.brier for s in scores), ZERO) / len(scores) if scores else None
+    snapshot = PortfolioSnapshot(
+        agent_id=agent.agent_id,
+        cohort_id=agent.cohort_id,
+        family_id=agent.family_id,
+        taken_at=moment,
+        cash=result.cash,
+        positions_value=result.positions_value,
+        total_value=result.total_value,
+        total_pnl=result.pnl,
+        total_pnl_pct=result.pnl_pct,
+        brier=brier,
+        resolved_bets=len(scores),
+        open_positions=len(positions),
+    )
+    return snapshot, sum(1 for m in marks if m.stale)
+
+
 class SnapshotStores(WithCohorts, WithLedger, WithMarkets, WithViews, Protocol):
     """The roles a snapshot pass uses (no decisions)."""
 
@@ -128,7 +157,7 @@ class SnapshotService:
         self._markets.save_markets(changed_markets(fresh, stored))
         snapshots, stale = [], 0
         for agent_id, holding in holdings.items():
-            snapshot, agent_stale = self._snapshot(
+            snapshot, agent_stale = snapshot_of(
                 holding.agent, held[agent_id], holding.scores, markets, moment
             )
             snapshots.append(snapshot)
@@ -147,33 +176,6 @@ class SnapshotService:
             stale_positions=stale,
             seconds=time.perf_counter() - started,
         )
-
-    @staticmethod
-    def _snapshot(
-        agent: Agent,
-        positions: list[Position],
-        scores: list[BetScore],
-        markets: Mapping[str, Market],
-        moment: datetime,
-    ) -> tuple[PortfolioSnapshot, int]:
-        marks = [accounting.mark(p, markets.get(p.market_id)) for p in positions]
-        result = totals(agent.cash, (m.value for m in marks))
-        brier = sum((s.brier for s in scores), ZERO) / len(scores) if scores else None
-        snapshot = PortfolioSnapshot(
-            agent_id=agent.agent_id,
-            cohort_id=agent.cohort_id,
-            family_id=agent.family_id,
-            taken_at=moment,
-            cash=result.cash,
-            positions_value=result.positions_value,
-            total_value=result.total_value,
-            total_pnl=result.pnl,
-            total_pnl_pct=result.pnl_pct,
-            brier=brier,
-            resolved_bets=len(scores),
-            open_positions=len(positions),
-        )
-        return snapshot, sum(1 for m in marks if m.stale)
 
     def _finals(self, completed: Iterable[Cohort]) -> list[PortfolioSnapshot]:
         """Completed cohorts' final snapshots: their families' series keep counting them."""

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from arena_core.constants import DECISION_RUN_OFFSET
 from arena_core.domain.cohort import week_start_for
+from arena_core.errors import RunRequestError
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
 from arena_core.ports.cohort_store import CohortStore
@@ -53,10 +54,10 @@ class PrepareRunService:
         self._horizon = horizon
 
     def prepare(self, request: RunRequest) -> PreparedRun:
-        if request.week_start is not None:  # a rerun of a past week decides as of that week
-            run_at = week_start_for(request.week_start) + DECISION_RUN_OFFSET
-        else:
-            run_at = self._clock.now()
+        now = self._clock.now()
+        # A rerun of a past week decides as of that week.
+        week = request.week_start
+        run_at = rerun_time(week, now) if week is not None else now
         eligible = [c for c in self._cohorts.active_cohorts() if c.week_start <= run_at]
         cohorts = cohorts_for_decisions(eligible, self._horizon)
         if request.cohort_ids:
@@ -90,6 +91,21 @@ class PrepareRunService:
         markets = [m.model_dump(mode="json") for m in fetch.ordered()]
         ref = self._blobs.put(key, json.dumps(markets).encode())
         return ref, len(markets)
+
+
+def rerun_time(week_start: datetime, now: datetime) -> datetime:
+    """When a rerun of the week starting ``week_start`` decides: its decision run's time. The
+    week must be a Sunday (a week start), and have started: a run in the future would trade
+    now at a date that has not come."""
+    if week_start_for(week_start) != week_start:
+        sunday = week_start_for(week_start).date()
+        raise RunRequestError(
+            f"{week_start.date()} is not a Sunday; weeks start on Sunday (the week of {sunday}?)"
+        )
+    run_at = week_start + DECISION_RUN_OFFSET
+    if run_at > now:
+        raise RunRequestError(f"the week of {week_start.date()} has not started its run yet")
+    return run_at
 
 
 def decision_counts(results: Sequence[DecideOutput | FailureRecord]) -> dict[str, int]:

@@ -65,9 +65,13 @@ class PositionView:
 
 @dataclass(frozen=True)
 class DecisionView:
+    """A decision as the site shows it: ``reasoning`` is the whole text (read from the audit
+    bucket when the record keeps an excerpt), ``raw_reply`` the model's last reply."""
+
     record: DecisionRecord
     outcome: DecisionOutcome | None
     raw_reply: str
+    reasoning: str = ""
 
 
 @dataclass
@@ -251,7 +255,18 @@ class SiteCollector:
         return PositionView(position, question, mark.price, mark.value)
 
     def _decision_view(self, record: DecisionRecord) -> DecisionView:
-        return DecisionView(record, record.outcome, self._raw_reply(record.outcome))
+        outcome = record.outcome
+        return DecisionView(record, outcome, self._raw_reply(outcome), self._reasoning(outcome))
+
+    def _reasoning(self, outcome: DecisionOutcome | None) -> str:
+        if outcome is None:
+            return ""
+        if outcome.reasoning_ref is None or self._blobs is None:
+            return outcome.reasoning
+        try:
+            return self._blobs.get(outcome.reasoning_ref).decode("utf-8", "replace")
+        except ArenaError:
+            return outcome.reasoning  # the excerpt, when the whole text cannot be read
 
     def _raw_reply(self, outcome: DecisionOutcome | None) -> str:
         if outcome is None or not outcome.responses or self._blobs is None:

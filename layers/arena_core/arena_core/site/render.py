@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from arena_core.domain.cohort import METHODOLOGY_VERSION, Cohort
+from arena_core.domain.text import inert_text
 from arena_core.site import exports
 from arena_core.site.collect import AgentView, CohortView, DecisionView, FamilyView
 
@@ -52,6 +54,12 @@ def _when(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC") if value else "—"
 
 
+def _inert(value: object) -> object:
+    """Every value a template prints: text is made inert (bidi controls and control characters
+    shown as markers, lone surrogates replaced) before it is escaped."""
+    return inert_text(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+
 @functools.cache
 def environment() -> Environment:
     """One environment per process: templates compile once, then every regeneration (each warm
@@ -62,6 +70,7 @@ def environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_inert,
     )
     env.filters.update(
         money=lambda v: _fixed(v, "0.01"),
@@ -93,6 +102,7 @@ def cohort_rows(view: CohortView) -> dict[str, list[dict[str, Any]]]:
                 {
                     **d.record.model_dump(exclude={"checkpoint", "outcome"}),
                     **outcome,
+                    "reasoning": d.reasoning,
                     "replies": len(d.outcome.responses) if d.outcome else 0,
                 }
             )

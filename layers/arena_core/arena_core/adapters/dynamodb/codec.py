@@ -1,6 +1,7 @@
 """Domain models ↔ DynamoDB attribute maps.
 
-Numbers stay ``Decimal`` end to end; datetimes are fixed-width UTC strings; enums their values.
+Numbers stay ``Decimal`` end to end and are written in fixed-point form within DynamoDB's
+limits (``limits.number_text``); datetimes are fixed-width UTC strings; enums their values.
 Free-form payloads (decision checkpoints and outcomes) and whole markets (whose recorded prices
 can exceed DynamoDB's 38 digits) are stored as JSON text.
 """
@@ -13,14 +14,14 @@ from decimal import Decimal
 from enum import Enum
 from typing import Any, TypeVar
 
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from boto3.dynamodb.types import TypeDeserializer
 from pydantic import BaseModel
 
+from arena_core.adapters.dynamodb.limits import number_text
 from arena_core.adapters.dynamodb.schema import PK, SK, stamp
 
 M = TypeVar("M", bound=BaseModel)
 
-_serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 KEY_FIELDS = frozenset({PK, SK, "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "entity"})
 
@@ -42,9 +43,28 @@ def plain(value: Any) -> Any:
     return value
 
 
+def serialize(value: Any) -> dict[str, Any]:
+    """One plain value as a low-level attribute value (numbers in fixed-point form)."""
+    if value is None:
+        return {"NULL": True}
+    if isinstance(value, bool):
+        return {"BOOL": value}
+    if isinstance(value, (Decimal, int)):
+        return {"N": number_text(value)}
+    if isinstance(value, str):
+        return {"S": value}
+    if isinstance(value, bytes):
+        return {"B": value}
+    if isinstance(value, Mapping):
+        return {"M": {str(k): serialize(v) for k, v in value.items()}}
+    if isinstance(value, list):
+        return {"L": [serialize(v) for v in value]}
+    raise TypeError(f"cannot store a {type(value).__name__}")
+
+
 def to_attributes(fields: Mapping[str, Any]) -> dict[str, Any]:
     """A low-level attribute map; None becomes DynamoDB's NULL so optional fields round-trip."""
-    return {k: _serializer.serialize(plain(v)) for k, v in fields.items()}
+    return {k: serialize(plain(v)) for k, v in fields.items()}
 
 
 def from_attributes(item: Mapping[str, Any]) -> dict[str, Any]:
@@ -53,7 +73,7 @@ def from_attributes(item: Mapping[str, Any]) -> dict[str, Any]:
 
 def value(v: Any) -> Any:
     """One expression value."""
-    return _serializer.serialize(plain(v))
+    return serialize(plain(v))
 
 
 def encode(model: BaseModel, entity: str, keys: Mapping[str, str], **extra: Any) -> dict[str, Any]:

@@ -39,11 +39,12 @@ def decision_record(item: dict[str, Any]) -> DecisionRecord:
 
 
 def _claim_update(
-    e: Expr, agent: Agent, week: int, *, owner: str, now: datetime, lease: timedelta
+    e: Expr, agent: Agent, week: int, *, owner: str, run: str, now: datetime, lease: timedelta
 ) -> str:
     attempts = e.n("attempts")
     return (
         f"SET {e.n('status')} = {e.v(DecisionStatus.CLAIMED)}, {e.n('owner')} = {e.v(owner)}, "
+        f"{e.n('run')} = {e.v(run)}, "
         f"{e.n('lease_until')} = {e.v(k.stamp(now + lease))}, "
         f"{e.n('claims')} = if_not_exists({e.n('claims')}, {e.v(0)}) + {e.v(1)}, "
         f"{attempts} = if_not_exists({attempts}, {e.v(0)}), "
@@ -57,7 +58,7 @@ def _claim_update(
     )
 
 
-def _claimable(e: Expr, owner: str, now: datetime, max_attempts: int) -> str:
+def _claimable(e: Expr, run: str, now: datetime, max_attempts: int) -> str:
     status, lease_until = e.n("status"), e.n("lease_until")
     return (
         f"attribute_not_exists({e.n(k.PK)}) "
@@ -65,7 +66,7 @@ def _claimable(e: Expr, owner: str, now: datetime, max_attempts: int) -> str:
         f"AND {e.n('attempts')} < {e.v(max_attempts)}) "
         f"OR ({status} = {e.v(DecisionStatus.CLAIMED)} "
         f"AND {lease_until} < {e.v(k.stamp(now))}) "
-        f"OR ({status} = {e.v(DecisionStatus.CLAIMED)} AND {e.n('owner')} = {e.v(owner)})"
+        f"OR ({status} = {e.v(DecisionStatus.CLAIMED)} AND {e.n('run')} = {e.v(run)})"
     )
 
 
@@ -82,25 +83,27 @@ class DynamoDecisionStore(DecisionStore):
         now: datetime,
         lease: timedelta,
         max_attempts: int,
+        run: str | None = None,
     ) -> DecisionRecord:
         decision_id = DecisionRecord.id_for(agent.agent_id, week)
+        run = run or owner
         e = Expr()
-        update = _claim_update(e, agent, week, owner=owner, now=now, lease=lease)
-        condition = _claimable(e, owner, now, max_attempts)
+        update = _claim_update(e, agent, week, owner=owner, run=run, now=now, lease=lease)
+        condition = _claimable(e, run, now, max_attempts)
         try:
             item = self.table.update(
                 k.decision_key(agent.agent_id, decision_id), update, e, condition=condition
             )
         except ConditionFailed as exc:
-            raise self._refusal(exc, decision_id, now, max_attempts, owner) from exc
+            raise self._refusal(exc, decision_id, now, max_attempts, run) from exc
         return decision_record(item)
 
     @staticmethod
     def _refusal(
-        exc: ConditionFailed, decision_id: str, now: datetime, max_attempts: int, owner: str
+        exc: ConditionFailed, decision_id: str, now: datetime, max_attempts: int, run: str
     ) -> ClaimConflictError:
         if exc.old_item:
-            refusal = claim_refusal(decision_record(dict(exc.old_item)), now, max_attempts, owner)
+            refusal = claim_refusal(decision_record(dict(exc.old_item)), now, max_attempts, run)
             if refusal is not None:
                 return refusal
         return ClaimConflictError(f"decision {decision_id} could not be claimed")
@@ -149,6 +152,7 @@ class DynamoDecisionStore(DecisionStore):
         now: datetime,
         outcome: DecisionOutcome | None = None,
         error: str | None = None,
+        keep_checkpoint: bool = False,
     ) -> DecisionRecord:
         if status is DecisionStatus.CLAIMED:
             raise ValueError("finish_decision needs a final or failure status")
@@ -163,7 +167,7 @@ class DynamoDecisionStore(DecisionStore):
         else:
             removes.append("error")
         failed = {"attempts": 1} if status is DecisionStatus.RETRYABLE_FAILURE else None
-        if failed:  # a retryable failure starts the next attempt from scratch
+        if failed and not keep_checkpoint:  # the next attempt starts from scratch
             removes.append(CHECKPOINT)
         item = self._owned_update(decision_id, owner, sets, adds=failed, removes=tuple(removes))
         return decision_record(item)

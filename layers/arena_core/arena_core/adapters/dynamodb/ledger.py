@@ -37,6 +37,9 @@ from arena_core.errors import (
 )
 from arena_core.ports.ledger_store import LedgerStore
 
+SCORES_PER_TRANSACTION = 90  # plus the aggregate and the agent: within the 100-item limit
+MAX_SCORE_ROUNDS = 50
+
 
 class DynamoLedgerStore(LedgerStore):
     def __init__(self, table: Table) -> None:
@@ -109,19 +112,18 @@ class DynamoLedgerStore(LedgerStore):
         found = [decode(Position, i) for i in items]
         return sorted((p for p in found if p.is_open), key=lambda p: (p.agent_id, p.position_id))
 
+    def positions_on(self, market_id: str) -> list[Position]:
+        items = self.table.index_partition(k.GSI2, k.GSI2PK, k.market_position_index(market_id))
+        found = [decode(Position, i) for i in items]
+        return sorted(found, key=lambda p: (p.agent_id, p.position_id))
+
     def _agent_items(self, agent_id: str, prefix: str) -> list[dict[str, Any]]:
         return list(self.table.partition(k.agent_pk(agent_id), prefix))
 
     # --- settlements ------------------------------------------------------------------------
 
     def apply_settlement(
-        self,
-        position: Position,
-        settlement: Settlement,
-        scores: Sequence[BetScore],
-        *,
-        family_id: str,
-        expected_version: int,
+        self, position: Position, settlement: Settlement, *, family_id: str, expected_version: int
     ) -> bool:
         agent_id = settlement.agent_id
         expr = Expr()
@@ -136,15 +138,13 @@ class DynamoLedgerStore(LedgerStore):
                 **expr.kwargs(),
             }
         }
-        increments = {"settled_positions": 1, **score_increments(scores)}
         operations = [
             ("settlement", _put_new(_settlement_item(settlement))),
             ("agent", agent_update),
             ("position", {"Put": {"Item": position_item(position)}}),
             ("guard", {"Delete": {"Key": _guard_key(position)}}),
             ("market", _open_count_update(position.market_id, -1)),
-            ("aggregate", _aggregate_update(family_id, increments)),
-            *((f"score-{s.trade_id}", {"Put": {"Item": _score_item(s)}}) for s in scores),
+            ("aggregate", _aggregate_update(family_id, {"settled_positions": 1})),
         ]
         try:
             self.table.transact(operations)
@@ -157,6 +157,35 @@ class DynamoLedgerStore(LedgerStore):
                 f"settlement {settlement.settlement_id} failed: {exc.reasons}"
             ) from exc
         return True
+
+    def apply_scores(self, agent_id: str, scores: Sequence[BetScore], *, family_id: str) -> int:
+        """Each batch is one transaction: the new score items (each "not exists"), their sum
+        added to the family aggregate, the agent's version moved. A batch that lost a race to
+        another writer of the same scores is read again and written without them."""
+        written = 0
+        for _ in range(MAX_SCORE_ROUNDS):
+            missing = self._unscored(agent_id, scores)
+            if not missing:
+                return written
+            batch = missing[:SCORES_PER_TRANSACTION]
+            operations = [
+                *((f"score-{s.trade_id}", _put_new(_score_item(s))) for s in batch),
+                ("aggregate", _aggregate_update(family_id, score_increments(batch))),
+                ("agent", _version_bump(agent_id)),
+            ]
+            try:
+                self.table.transact(operations)
+            except TransactionCancelled as exc:
+                if any(exc.failed(f"score-{s.trade_id}") for s in batch):
+                    continue  # another run recorded some of them: read again
+                raise PersistenceError(f"bet scores of {agent_id}: {exc.reasons}") from exc
+            written += len(batch)
+        raise VersionConflictError(f"agent {agent_id}: recording bet scores kept conflicting")
+
+    def _unscored(self, agent_id: str, scores: Sequence[BetScore]) -> list[BetScore]:
+        keys = [k.score_key(agent_id, s.trade_id) for s in scores]
+        present = {item[k.SK]["S"] for item in self.table.batch_get(keys)}
+        return [s for s, key in zip(scores, keys, strict=True) if key[k.SK] not in present]
 
     def settlements(self, agent_id: str) -> list[Settlement]:
         return [decode(Settlement, i) for i in self._agent_items(agent_id, k.SETTLEMENT)]
@@ -246,8 +275,11 @@ def _put_new(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def position_item(position: Position) -> dict[str, Any]:
-    index: dict[str, str] = {}
-    if position.is_open:  # sparse: only open positions are findable by market
+    index: dict[str, str] = {
+        k.GSI2PK: k.market_position_index(position.market_id),
+        k.GSI2SK: f"{position.agent_id}#{position.position_id}",
+    }
+    if position.is_open:  # sparse: only open positions are findable by market on GSI1
         index = {
             k.GSI1PK: k.open_position_index(position.market_id),
             k.GSI1SK: f"{position.agent_id}#{position.position_id}",
@@ -255,6 +287,13 @@ def position_item(position: Position) -> dict[str, Any]:
     return encode(
         position, "position", k.position_key(position.agent_id, position.position_id), **index
     )
+
+
+def _version_bump(agent_id: str) -> dict[str, Any]:
+    """The agent changed (new bet scores): its version moves, without touching its cash."""
+    expr = Expr()
+    update = f"ADD {expr.n('version')} {expr.v(1)}"
+    return {"Update": {"Key": k.agent_key(agent_id), "UpdateExpression": update, **expr.kwargs()}}
 
 
 def _cash_update(agent_id: str, version: int, before: Decimal, after: Decimal) -> dict[str, Any]:
@@ -285,7 +324,7 @@ def _open_count_update(market_id: str, delta: int) -> dict[str, Any]:
     return {"Update": {"Key": k.market_key(market_id), "UpdateExpression": update, **expr.kwargs()}}
 
 
-def _aggregate_update(family_id: str, increments: Mapping[str, int | Decimal]) -> dict[str, Any]:
+def _aggregate_update(family_id: str, increments: Mapping[str, int]) -> dict[str, Any]:
     expr = Expr()
     adds = ", ".join(f"{expr.n(name)} {expr.v(amount)}" for name, amount in increments.items())
     update = f"ADD {adds} SET {expr.n('family_id')} = {expr.v(family_id)}"

@@ -1,5 +1,6 @@
 """Market state on DynamoDB: the latest known market (as JSON: recorded prices can exceed
-DynamoDB's 38 digits) and its count of open positions, which trades and settlements move."""
+DynamoDB's 38 digits), its count of open positions, which trades and settlements move, and its
+membership of the markets to resolve, from its first position until it is marked resolved."""
 
 from __future__ import annotations
 
@@ -37,14 +38,10 @@ class DynamoMarketStore(MarketStore):
                 found[market.market_id] = market
         return found
 
-    def markets_with_open_positions(self) -> list[str]:
+    def markets_to_resolve(self) -> list[str]:
+        """The sparse index the first position on a market joins and its resolution leaves."""
         items = self.table.index_partition(k.GSI1, k.GSI1PK, k.OPEN_MARKETS)
-        open_ids = []
-        for item in items:
-            fields = from_attributes(item)
-            if fields.get("open_positions", 0) > 0:
-                open_ids.append(str(fields["market_id"]))
-        return sorted(open_ids)
+        return sorted(str(from_attributes(item)["market_id"]) for item in items)
 
     def mark_market_resolved(self, market: Market, at: datetime) -> bool:
         expr = Expr()

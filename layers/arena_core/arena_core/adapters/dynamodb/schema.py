@@ -43,6 +43,9 @@ FAMILY = "FAMILY#"
 # Index partitions.
 COHORTS_BY_STATUS = "COHORTS#"
 OPEN_POSITIONS = "OPENPOS#"
+MARKET_POSITIONS = "MARKETPOS#"
+# Markets that hold or held a position and are not marked resolved (the name predates sold-out
+# positions staying in it: resolution still scores their buys).
 OPEN_MARKETS = "MARKETS#OPEN"
 
 # The agent partition's sort keys between these are its positions, profile and bet scores.
@@ -156,6 +159,11 @@ def score_key(agent_id: str, trade_id: str) -> dict[str, str]:
 def open_position_index(market_id: str) -> str:
     """GSI1 partition of a market's open positions (positions leave it when they close)."""
     return f"{OPEN_POSITIONS}{market_id}"
+
+
+def market_position_index(market_id: str) -> str:
+    """GSI2 partition of every position on a market, whatever its status."""
+    return f"{MARKET_POSITIONS}{market_id}"
 
 
 # --- markets, snapshots, read models ------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 Throttling (and transient transaction conflicts) is retried with backoff; any other service error
 becomes a ``PersistenceError``. Conditional failures are left to the caller as ``ConditionFailed``
-or ``TransactionCancelled`` so it can say *what* was contended.
+or ``TransactionCancelled`` so it can say *what* was contended. DynamoDB's limits (item size,
+items per request) are checked before a request is sent: a ``StoreLimitError``, nothing sent.
 """
 
 from __future__ import annotations
@@ -14,6 +15,12 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from arena_core.adapters.dynamodb.codec import value
+from arena_core.adapters.dynamodb.limits import (
+    MAX_BATCH_WRITE_ITEMS,
+    MAX_TRANSACTION_ITEMS,
+    check_count,
+    check_item,
+)
 from arena_core.adapters.retry import Retrier, RetryPolicy, Transient
 from arena_core.errors import PersistenceError
 
@@ -117,6 +124,7 @@ class Table:
     def put(
         self, item: dict[str, Any], *, condition: str | None = None, expr: Expr | None = None
     ) -> None:
+        check_item(item, "PutItem")
         extra: dict[str, Any] = {}
         if condition:
             extra["ConditionExpression"] = condition
@@ -127,6 +135,7 @@ class Table:
     def update(
         self, key: Mapping[str, str], update: str, expr: Expr, *, condition: str | None = None
     ) -> dict[str, Any]:
+        check_item(expr.values, "UpdateItem")  # the values set alone must fit in an item
         extra: dict[str, Any] = {"ReturnValues": "ALL_NEW"}
         if condition:
             extra["ConditionExpression"] = condition
@@ -193,18 +202,22 @@ class Table:
         return found
 
     def batch_put(self, items: Sequence[dict[str, Any]]) -> None:
-        for start in range(0, len(items), 25):
-            pending: dict[str, Any] = {
-                self.name: [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]
-            }
+        for item in items:
+            check_item(item, "BatchWriteItem")
+        size = MAX_BATCH_WRITE_ITEMS
+        for start in range(0, len(items), size):
+            chunk = items[start : start + size]
+            pending: dict[str, Any] = {self.name: [{"PutRequest": {"Item": i}} for i in chunk]}
             while pending:
                 response = self.call("batch_write_item", RequestItems=pending)
                 pending = response.get("UnprocessedItems") or {}
 
     def transact(self, operations: Sequence[tuple[str, dict[str, Any]]]) -> None:
         """Write labelled operations atomically; ``TransactionCancelled`` says which failed."""
-        if len(operations) > 100:
-            raise PersistenceError(f"a transaction holds at most 100 items, not {len(operations)}")
+        check_count(len(operations), MAX_TRANSACTION_ITEMS, "TransactWriteItems")
+        for label, operation in operations:
+            ((_, body),) = operation.items()
+            check_item(body.get("Item") or body.get("ExpressionAttributeValues") or {}, label)
         items = [_with_table(op, self.name) for _, op in operations]
         try:
             self.call("transact_write_items", TransactItems=items)

@@ -249,7 +249,7 @@ def _json_or_raise(response: httpx.Response) -> Any:
         )
     try:
         return response.json()
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # syntax, huge integers, deep nesting
         raise MarketPayloadError(
             "<body>", f"response is not JSON: {response.text[:120]!r}"
         ) from exc

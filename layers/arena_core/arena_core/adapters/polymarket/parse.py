@@ -15,6 +15,7 @@ two-outcome market is a 50/50 split; anything else is INDETERMINATE (refunded at
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -34,6 +35,11 @@ from arena_core.errors import MarketPayloadError
 
 WINNER_TOLERANCE = Decimal("0.0001")
 HALF = Decimal("0.5")
+# A market with more outcomes, a larger volume or a longer id than these is not one to show
+# agents; bounding them keeps every later step (prompt, storage) within its limits.
+MAX_OUTCOMES = 64
+MAX_VOLUME = Decimal("1e15")
+_PLAIN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 
 
 class _Fields:
@@ -42,7 +48,8 @@ class _Fields:
     def __init__(self, raw: Mapping[str, Any]) -> None:
         self.raw = raw
         value = raw.get("id")
-        self.market_id = str(value) if isinstance(value, (str, int)) and str(value) else None
+        text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+        self.market_id = text[:128] if _PLAIN_ID.match(text) else None
 
     def fail(self, field: str, message: str) -> MarketPayloadError:
         return MarketPayloadError(field, message, market_id=self.market_id)
@@ -78,10 +85,12 @@ class _Fields:
         if isinstance(value, str):
             try:
                 value = json.loads(value)
-            except json.JSONDecodeError as exc:
+            except (ValueError, RecursionError) as exc:  # syntax, huge integers, deep nesting
                 raise self.fail(field, "is not valid JSON") from exc
         if not isinstance(value, list):
             raise self.fail(field, f"expected a list, got {type(value).__name__}")
+        if len(value) > MAX_OUTCOMES:
+            raise self.fail(field, f"has {len(value)} entries (at most {MAX_OUTCOMES})")
         return value
 
     def number(self, *fields: str) -> Decimal | None:
@@ -110,7 +119,7 @@ class _Fields:
 def _outcome_names(fields: _Fields) -> list[str]:
     names = fields.json_list("outcomes", required=True) or []
     if len(names) < 2 or not all(isinstance(n, str) and n.strip() for n in names):
-        raise fields.fail("outcomes", f"expected two or more names, got {names!r}")
+        raise fields.fail("outcomes", f"expected two or more names, got {str(names)[:80]}")
     return [n.strip() for n in names]
 
 
@@ -125,7 +134,7 @@ def _prices(fields: _Fields, count: int) -> list[Decimal] | None:
         try:
             price = to_decimal(value)
         except ValueError as exc:
-            raise fields.fail("outcomePrices", f"not a number: {value!r}") from exc
+            raise fields.fail("outcomePrices", f"not a number: {str(value)[:40]!r}") from exc
         if not ZERO <= price <= ONE:
             raise fields.fail("outcomePrices", f"price {price} is outside [0, 1]")
         prices.append(price)
@@ -173,11 +182,26 @@ def _category(fields: _Fields) -> str | None:
 
 
 def parse_market(raw: dict[str, Any]) -> Market:
-    """Parse one Gamma market; raise ``MarketPayloadError`` naming the field it cannot use."""
+    """Parse one Gamma market; raise ``MarketPayloadError`` naming the field it cannot use.
+
+    Total: whatever the payload holds, the outcome is a market or that error (the caller skips
+    the market and reports why), never another exception.
+    """
     if not isinstance(raw, Mapping):
         raise MarketPayloadError("<market>", f"expected an object, got {type(raw).__name__}")
     fields = _Fields(raw)
-    market_id = fields.text("id", required=True)
+    try:
+        return _parse(fields)
+    except MarketPayloadError:
+        raise
+    except (ValueError, ArithmeticError, RecursionError, TypeError) as exc:
+        raise fields.fail("<market>", f"cannot be read: {type(exc).__name__}") from exc
+
+
+def _parse(fields: _Fields) -> Market:
+    if fields.market_id is None:
+        raise fields.fail("id", "is missing or not a plain identifier")
+    market_id = fields.market_id
     question = fields.text("question", required=True)
     names = _outcome_names(fields)
     prices = _prices(fields, len(names))
@@ -199,7 +223,7 @@ def parse_market(raw: dict[str, Any]) -> Market:
             status=status,
             resolution=resolution,
             category=_category(fields),
-            volume=fields.number("volumeNum", "volume"),
+            volume=_volume(fields),
             end_date=fields.moment("endDate"),
             slug=fields.text("slug"),
             neg_risk=fields.flag("negRisk"),
@@ -209,6 +233,13 @@ def parse_market(raw: dict[str, Any]) -> Market:
         )
     except ValidationError as exc:
         raise fields.fail("outcomes", str(exc.errors()[0]["msg"])) from exc
+
+
+def _volume(fields: _Fields) -> Decimal | None:
+    volume = fields.number("volumeNum", "volume")
+    if volume is not None and not ZERO <= volume < MAX_VOLUME:
+        raise fields.fail("volumeNum", f"{volume:.3e} is not a plausible volume")
+    return volume
 
 
 def _is_yes_no(names: list[str]) -> bool:

@@ -1,0 +1,181 @@
+"""Least privilege in one table: what each function may do to the table, buckets and secret.
+
+Each row is read off the code paths from the function's handler (``functions/*/handler.py`` →
+``arena_core.entrypoints`` → services → adapters) down to the DynamoDB and S3 calls; the
+comments name the calls that need each action. Two rules of IAM shape the rows:
+
+- A TransactWriteItems is allowed item by item: its Put, Update, Delete and ConditionCheck parts
+  need dynamodb:PutItem, UpdateItem, DeleteItem and ConditionCheckItem (there is no
+  TransactWriteItems action). No transaction here has a ConditionCheck part.
+- S3 answers a read of an absent key with 404 only to a caller allowed s3:ListBucket on the
+  bucket (403 AccessDenied otherwise). Code that treats "absent" as an answer (the universe
+  lookup, the site manifest before the first publish) therefore needs ListBucket, although it
+  never lists.
+
+Indexes are granted by name, and only Query: no function reads an index otherwise.
+``tests/infra/test_least_privilege.py`` checks the synthesized policies against these rows and
+runs the handlers on embedded AWS to check that no call they make falls outside them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_secretsmanager as secretsmanager
+
+from arena_core.adapters.dynamodb.schema import GSI1, GSI2
+from arena_core.adapters.site_publishers import MANIFEST
+
+# Audit bucket key patterns (see PrepareRunService._universe and DecideService._consult).
+UNIVERSES = "universes/*"  # the week's market universe, captured once by Prepare
+DECISIONS = "decisions/*"  # prompts and raw replies, written by Decide, shown by the site
+
+
+@dataclass(frozen=True)
+class Grant:
+    """One function's row: DynamoDB actions on the table (without the ``dynamodb:`` prefix),
+    the indexes it queries, the audit key patterns it reads and writes, and what else it
+    touches."""
+
+    table: tuple[str, ...] = ()
+    indexes: tuple[str, ...] = ()
+    audit_reads: tuple[str, ...] = ()
+    audit_writes: tuple[str, ...] = ()
+    audit_absent_keys: bool = False  # it looks up audit keys that may not exist (needs 404)
+    publishes_site: bool = False
+    reads_secret: bool = False
+
+
+# Publishing the site reads broadly but only by key, partition and index: cohorts by status
+# (GSI1 Query), families' latest snapshots (GSI2 Query), agents' partitions, aggregates and
+# series (Query), cohorts (GetItem), agent profiles and markets (BatchGetItem). A snapshot pass
+# adds its writes: changed markets (UpdateItem), raw and hourly snapshots and series points
+# (BatchWriteItem), each agent's latest snapshot (a conditional PutItem).
+_SNAPSHOT_AND_PUBLISH = (
+    "GetItem",
+    "BatchGetItem",
+    "Query",
+    "UpdateItem",
+    "PutItem",
+    "BatchWriteItem",
+)
+
+
+def _publisher(*table: str) -> Grant:
+    """A function that publishes the site: its own table actions, the reads every publish
+    makes (both indexes, raw replies under decisions/*) and the site bucket."""
+    return Grant(table=table, indexes=(GSI1, GSI2), audit_reads=(DECISIONS,), publishes_site=True)
+
+
+GRANTS: dict[str, Grant] = {
+    # create_cohort: one transaction of conditional Puts (PutItem); get_cohort after losing the
+    # race to a duplicate delivery (GetItem).
+    "OpenCohort": Grant(table=("GetItem", "PutItem")),
+    # active_cohorts (GSI1 Query), get_cohort (GetItem), agents (BatchGetItem); the universe is
+    # looked up, read back on a rerun, or written.
+    "Prepare": Grant(
+        table=("GetItem", "BatchGetItem"),
+        indexes=(GSI1,),
+        audit_reads=(UNIVERSES,),
+        audit_writes=(UNIVERSES,),
+        audit_absent_keys=True,
+    ),
+    # get_agent, get_cohort, get_trade (GetItem); positions (Query); held markets
+    # (BatchGetItem); the claim, checkpoint, finish and first-decision mark (UpdateItem);
+    # apply_trade's transaction: Put trade, position and open guard, Update decision, agent,
+    # aggregate and market, Delete the guard when a sell closes a position.
+    "Decide": Grant(
+        table=("GetItem", "BatchGetItem", "Query", "UpdateItem", "PutItem", "DeleteItem"),
+        audit_reads=(UNIVERSES,),
+        audit_writes=(DECISIONS,),
+        reads_secret=True,
+    ),
+    # decision_counts is pure; then a snapshot pass and the site, as Snapshot.
+    "Finalize": _publisher(*_SNAPSHOT_AND_PUBLISH),
+    "Snapshot": _publisher(*_SNAPSHOT_AND_PUBLISH),
+    # Markets to resolve and open positions per market (GSI1 Query), every position on a market
+    # (GSI2 Query), market states (BatchGetItem, UpdateItem); apply_settlement's transaction
+    # (Put settlement and position, Update agent, market and aggregate, Delete the open guard);
+    # apply_scores (BatchGetItem, then a transaction: Put scores, Update aggregate and agent);
+    # completing a cohort writes each agent's final snapshot (BatchWriteItem, PutItem), then
+    # the cohort (UpdateItem); then the site.
+    "Resolve": _publisher(*_SNAPSHOT_AND_PUBLISH, "DeleteItem"),
+}
+
+
+@dataclass(frozen=True)
+class Targets:
+    """The resources the grants point at."""
+
+    table: dynamodb.ITableV2
+    audit: s3.IBucket
+    site: s3.IBucket
+    secret: secretsmanager.ISecret
+
+
+def apply_grants(
+    functions: Mapping[str, lambda_.IFunction],
+    targets: Targets,
+    grants: Mapping[str, Grant] = GRANTS,
+) -> None:
+    """Give every function its row, and refuse a function without one (or a row without a
+    function): a new function must be granted deliberately, not by default."""
+    if set(functions) != set(grants):
+        raise ValueError(f"grants {sorted(grants)} do not match functions {sorted(functions)}")
+    for name, grant in grants.items():
+        function = functions[name]
+        for statement in statements(grant, targets):
+            function.add_to_role_policy(statement)
+        if grant.reads_secret:
+            targets.secret.grant_read(function)
+
+
+def statements(grant: Grant, targets: Targets) -> list[iam.PolicyStatement]:
+    """The policy statements of one row (the secret aside: its grant is CDK's own)."""
+    return [
+        *_table_statements(grant, targets.table),
+        *_audit_statements(grant, targets.audit),
+        *(_site_statements(targets.site) if grant.publishes_site else []),
+    ]
+
+
+def _allow(actions: list[str], resources: list[str]) -> iam.PolicyStatement:
+    return iam.PolicyStatement(actions=actions, resources=resources)
+
+
+def _table_statements(grant: Grant, table: dynamodb.ITableV2) -> list[iam.PolicyStatement]:
+    found = []
+    if grant.table:
+        found.append(_allow([f"dynamodb:{a}" for a in grant.table], [table.table_arn]))
+    if grant.indexes:
+        indexes = [f"{table.table_arn}/index/{name}" for name in grant.indexes]
+        found.append(_allow(["dynamodb:Query"], indexes))
+    return found
+
+
+def _audit_statements(grant: Grant, audit: s3.IBucket) -> list[iam.PolicyStatement]:
+    """One statement per key pattern, with the object actions allowed on it."""
+    actions: dict[str, list[str]] = {}
+    for pattern in grant.audit_reads:
+        actions.setdefault(pattern, []).append("s3:GetObject")
+    for pattern in grant.audit_writes:
+        actions.setdefault(pattern, []).append("s3:PutObject")
+    found = [_allow(acts, [audit.arn_for_objects(p)]) for p, acts in actions.items()]
+    if grant.audit_absent_keys:
+        found.append(_allow(["s3:ListBucket"], [audit.bucket_arn]))
+    return found
+
+
+def _site_statements(site: s3.IBucket) -> list[iam.PolicyStatement]:
+    """Publishing writes any page and reads back only its manifest of digests; ListBucket lets
+    the manifest's absence (an empty bucket, the first publish) answer 404."""
+    return [
+        _allow(["s3:PutObject"], [site.arn_for_objects("*")]),
+        _allow(["s3:GetObject"], [site.arn_for_objects(MANIFEST)]),
+        _allow(["s3:ListBucket"], [site.bucket_arn]),
+    ]

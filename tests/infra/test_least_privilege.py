@@ -1,0 +1,423 @@
+"""Least privilege, read from the synthesized template: what each function's role may do.
+
+Every Allow statement of a function's role is flattened to ``(action, resource)`` pairs, with
+the resources rendered readably (``Table/index/GSI1``, ``Audit/decisions/*``, ``Site``). The
+expected sets below are written out by hand from the code paths of each handler (see
+``infra/constructs/grants.py`` for the reasons), so a grant that widens fails here, and
+``test_grants_cover_every_call_the_handlers_make`` checks the other direction: running the
+handlers on embedded AWS never needs more than the template grants.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from aws_cdk.assertions import Template
+from botocore.exceptions import ClientError
+
+from arena_core import bootstrap
+from arena_core.adapters.dynamodb import create_table_kwargs, dynamo_stores
+from arena_core.adapters.s3_blobs import S3BlobStore
+from arena_core.adapters.site_publishers import S3SitePublisher
+from arena_core.domain.market import ResolutionKind
+from arena_core.ports.clock import FixedClock
+from arena_core.settings import ArenaSettings
+from arena_local.workflow import LambdaContext
+from functions.decide import handler as decide_handler
+from functions.open_cohort import handler as open_cohort_handler
+from functions.resolve import handler as resolve_handler
+from functions.snapshot import handler as snapshot_handler
+from infra.app import build_app
+from infra.nag import RULES, wildcard_resources
+from tests.infra.conftest import FAST
+from tests.support.aws import FAKE_ENV, TABLE, dynamo_client, embedded_aws
+from tests.support.builders import binary, resolved
+from tests.support.markets import StaticMarketSource
+
+FUNCTIONS = ("OpenCohort", "Prepare", "Decide", "Finalize", "Snapshot", "Resolve")
+PUBLISHERS = ("Finalize", "Snapshot", "Resolve")
+Grants = dict[str, set[str]]  # rendered resource -> actions allowed on it
+
+# What publishing the site reads (cohorts by status on GSI1, families on GSI2, partitions,
+# profiles and markets by key) plus what a snapshot pass writes (markets, snapshots, series).
+SNAPSHOT_AND_PUBLISH: Grants = {
+    "Table": {
+        "dynamodb:GetItem",
+        "dynamodb:BatchGetItem",
+        "dynamodb:Query",
+        "dynamodb:UpdateItem",
+        "dynamodb:PutItem",
+        "dynamodb:BatchWriteItem",
+    },
+    "Table/index/GSI1": {"dynamodb:Query"},
+    "Table/index/GSI2": {"dynamodb:Query"},
+}
+EXPECTED_DYNAMODB: dict[str, Grants] = {
+    "OpenCohort": {"Table": {"dynamodb:GetItem", "dynamodb:PutItem"}},
+    "Prepare": {
+        "Table": {"dynamodb:GetItem", "dynamodb:BatchGetItem"},
+        "Table/index/GSI1": {"dynamodb:Query"},
+    },
+    "Decide": {
+        "Table": {
+            "dynamodb:GetItem",
+            "dynamodb:BatchGetItem",
+            "dynamodb:Query",
+            "dynamodb:UpdateItem",
+            "dynamodb:PutItem",
+            "dynamodb:DeleteItem",
+        }
+    },
+    "Finalize": SNAPSHOT_AND_PUBLISH,
+    "Snapshot": SNAPSHOT_AND_PUBLISH,
+    "Resolve": {
+        **SNAPSHOT_AND_PUBLISH,
+        "Table": SNAPSHOT_AND_PUBLISH["Table"] | {"dynamodb:DeleteItem"},
+    },
+}
+PUBLISH_S3: Grants = {
+    "Audit/decisions/*": {"s3:GetObject"},
+    "Site/*": {"s3:PutObject"},
+    "Site/.site-manifest.json": {"s3:GetObject"},
+    "Site": {"s3:ListBucket"},
+}
+EXPECTED_S3: dict[str, Grants] = {
+    "OpenCohort": {},
+    "Prepare": {"Audit/universes/*": {"s3:GetObject", "s3:PutObject"}, "Audit": {"s3:ListBucket"}},
+    "Decide": {"Audit/universes/*": {"s3:GetObject"}, "Audit/decisions/*": {"s3:PutObject"}},
+    "Finalize": PUBLISH_S3,
+    "Snapshot": PUBLISH_S3,
+    "Resolve": PUBLISH_S3,
+}
+# What grant_read_write_data gives: no function needs all of it.
+READ_WRITE_DATA = {
+    f"dynamodb:{a}"
+    for a in (
+        "BatchGetItem",
+        "GetRecords",
+        "GetShardIterator",
+        "Query",
+        "GetItem",
+        "Scan",
+        "ConditionCheckItem",
+        "BatchWriteItem",
+        "PutItem",
+        "UpdateItem",
+        "DeleteItem",
+        "DescribeTable",
+    )
+}
+NEVER = {"dynamodb:*", "dynamodb:Scan", "dynamodb:DeleteTable", "dynamodb:DescribeTable", "*"}
+
+
+# --- reading the template -------------------------------------------------------------------
+
+
+def _of_type(raw: dict[str, Any], kind: str) -> dict[str, Any]:
+    return {k: v for k, v in raw["Resources"].items() if v["Type"] == kind}
+
+
+def _one(raw: dict[str, Any], prefix: str, kind: str) -> str:
+    (found,) = [k for k in _of_type(raw, kind) if k.startswith(prefix)]
+    return found
+
+
+def _names(raw: dict[str, Any]) -> dict[str, str]:
+    """Logical id -> short name, for the resources grants point at."""
+    return {
+        _one(raw, "StorageTable", "AWS::DynamoDB::GlobalTable"): "Table",
+        _one(raw, "StorageAudit", "AWS::S3::Bucket"): "Audit",
+        _one(raw, "StorageSite", "AWS::S3::Bucket"): "Site",
+        _one(raw, "OpenRouterApiKey", "AWS::SecretsManager::Secret"): "Secret",
+    }
+
+
+def render(resource: Any, names: dict[str, str]) -> str:
+    """A resource as text: ``{"Fn::GetAtt": [table, "Arn"]}/index/*`` -> ``Table/index/*``."""
+    if isinstance(resource, str):
+        return resource
+    ((function, argument),) = resource.items()
+    if function == "Fn::GetAtt":
+        return names.get(argument[0], ".".join(argument))
+    if function == "Ref":
+        return names.get(argument, argument)
+    if function == "Fn::Join":
+        separator, parts = argument
+        return str(separator).join(render(p, names) for p in parts)
+    raise AssertionError(f"unexpected intrinsic {function}")
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _role(raw: dict[str, Any], function: str) -> str:
+    props = raw["Resources"][_one(raw, f"Functions{function}", "AWS::Lambda::Function")]
+    return str(props["Properties"]["Role"]["Fn::GetAtt"][0])
+
+
+def _statements(raw: dict[str, Any], role: str) -> Iterator[dict[str, Any]]:
+    """Every statement that applies to ``role``: attached policies and inline ones."""
+    for policy in _of_type(raw, "AWS::IAM::Policy").values():
+        if {"Ref": role} in policy["Properties"]["Roles"]:
+            yield from policy["Properties"]["PolicyDocument"]["Statement"]
+    for inline in raw["Resources"][role]["Properties"].get("Policies", []):
+        yield from inline["PolicyDocument"]["Statement"]
+
+
+def allowed(raw: dict[str, Any], function: str) -> Grants:
+    """What the function's role allows, as rendered resource -> actions."""
+    names = _names(raw)
+    found: Grants = {}
+    for statement in _statements(raw, _role(raw, function)):
+        assert statement["Effect"] == "Allow"
+        for resource in _listed(statement["Resource"]):
+            actions = found.setdefault(render(resource, names), set())
+            actions.update(_listed(statement["Action"]))
+    return found
+
+
+def _service(grants: Grants, service: str) -> Grants:
+    """The part of ``grants`` whose actions belong to ``service`` (``dynamodb``, ``s3``, ...)."""
+    picked = {r: {a for a in acts if a.startswith(f"{service}:")} for r, acts in grants.items()}
+    return {r: acts for r, acts in picked.items() if acts}
+
+
+# --- the table --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_each_function_has_exactly_the_dynamodb_actions_its_code_calls(
+    raw: dict[str, Any], function: str
+) -> None:
+    assert _service(allowed(raw, function), "dynamodb") == EXPECTED_DYNAMODB[function]
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_no_function_scans_administers_or_holds_the_whole_read_write_set(
+    raw: dict[str, Any], function: str
+) -> None:
+    for resource, actions in allowed(raw, function).items():
+        assert not actions & NEVER, (resource, actions & NEVER)
+        assert not actions >= READ_WRITE_DATA, resource
+        assert "dynamodb:ConditionCheckItem" not in actions  # no transaction has a check part
+
+
+def test_indexes_only_where_an_index_is_queried(raw: dict[str, Any]) -> None:
+    querying = {
+        f for f in FUNCTIONS if any("/index/" in r for r in _service(allowed(raw, f), "dynamodb"))
+    }
+    assert querying == {"Prepare", "Finalize", "Snapshot", "Resolve"}
+    for function in FUNCTIONS:
+        for resource, actions in _service(allowed(raw, function), "dynamodb").items():
+            assert "*" not in resource  # indexes by name, never every index
+            if "/index/" in resource:
+                assert actions == {"dynamodb:Query"}
+
+
+# --- the buckets and the secret ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_each_function_has_exactly_the_s3_access_its_code_needs(
+    raw: dict[str, Any], function: str
+) -> None:
+    assert _service(allowed(raw, function), "s3") == EXPECTED_S3[function]
+
+
+@pytest.mark.parametrize("function", PUBLISHERS)
+def test_publishers_only_read_decisions_in_the_audit_bucket(
+    raw: dict[str, Any], function: str
+) -> None:
+    audit = {r: a for r, a in allowed(raw, function).items() if r.startswith("Audit")}
+    assert audit == {"Audit/decisions/*": {"s3:GetObject"}}
+
+
+def test_prepare_cannot_write_decisions_and_decide_cannot_write_universes(
+    raw: dict[str, Any],
+) -> None:
+    def writable(function: str) -> set[str]:
+        grants = allowed(raw, function)
+        return {r for r, a in grants.items() if any(x.startswith("s3:Put") for x in a)}
+
+    assert writable("Prepare") == {"Audit/universes/*"}
+    assert writable("Decide") == {"Audit/decisions/*"}
+
+
+def test_only_decide_reads_the_secret(raw: dict[str, Any]) -> None:
+    for function in FUNCTIONS:
+        secret = _service(allowed(raw, function), "secretsmanager")
+        if function == "Decide":
+            assert secret == {
+                "Secret": {"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"}
+            }
+        else:
+            assert secret == {}
+
+
+def test_every_nag_acknowledgment_names_a_finding(
+    synthesized: tuple[Template, dict[str, Any], Path],
+) -> None:
+    """No stale acknowledgment: each one in infra/nag.py matched a finding of this synth."""
+    report = json.loads((synthesized[2].parent / "validation-report.json").read_text())
+    used = {
+        finding["acknowledgedId"]
+        for plugin in report["pluginReports"]
+        for finding in plugin["suppressedViolations"]
+    }
+    _, stack = build_app(nag=False, context=FAST)
+    assert set(RULES) | set(wildcard_resources(stack)) == used
+
+
+# --- the other direction: the handlers, run, need no more than the template grants ------------
+
+SUNDAY = datetime(2026, 3, 1, tzinfo=UTC)
+CONTEXT: Any = LambdaContext()
+TRANSACTION_PARTS = {
+    "Put": "PutItem",
+    "Update": "UpdateItem",
+    "Delete": "DeleteItem",
+    "ConditionCheck": "ConditionCheckItem",
+}
+S3_READS = {"get_object", "head_object"}
+NOT_FOUND = {"NoSuchKey", "404", "NotFound"}
+
+
+class Recorder:
+    """Wraps a boto3 client; records each call as the IAM action and resource it needs,
+    under the name of the function running (``current``)."""
+
+    def __init__(self, client: Any, needs: dict[str, set[tuple[str, str]]]) -> None:
+        self._client = client
+        self._needs = needs
+        self.current = ""
+
+    def _need(self, action: str, resource: str) -> None:
+        self._needs.setdefault(self.current, set()).add((action, resource))
+
+    def __getattr__(self, operation: str) -> Any:
+        method = getattr(self._client, operation)
+        if not callable(method):
+            return method
+
+        def call(**kwargs: Any) -> Any:
+            self._record(operation, kwargs)
+            try:
+                return method(**kwargs)
+            except ClientError as exc:
+                # S3 answers "absent" (404) only to a caller allowed to list the bucket.
+                if operation in S3_READS and exc.response["Error"]["Code"] in NOT_FOUND:
+                    self._need("s3:ListBucket", kwargs["Bucket"].capitalize())
+                raise
+
+        return call
+
+    def _record(self, operation: str, kwargs: dict[str, Any]) -> None:
+        if operation in S3_READS:
+            self._need("s3:GetObject", f"{kwargs['Bucket'].capitalize()}/{kwargs['Key']}")
+        elif operation == "put_object":
+            self._need("s3:PutObject", f"{kwargs['Bucket'].capitalize()}/{kwargs['Key']}")
+        elif operation == "transact_write_items":
+            for item in kwargs["TransactItems"]:
+                ((part, _),) = item.items()
+                self._need(f"dynamodb:{TRANSACTION_PARTS[part]}", "Table")
+        else:
+            action = "".join(word.capitalize() for word in operation.split("_"))
+            index = kwargs.get("IndexName")
+            self._need(f"dynamodb:{action}", f"Table/index/{index}" if index else "Table")
+
+
+@dataclass
+class Recording:
+    """The two recording clients the handlers run on, and what they recorded."""
+
+    dynamodb: Recorder
+    s3: Recorder
+    needs: dict[str, set[tuple[str, str]]]
+
+    def running(self, function: str) -> None:
+        self.dynamodb.current = self.s3.current = function
+
+
+@pytest.fixture
+def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[Recording]:
+    """The handlers wired to embedded AWS through recording clients."""
+    for key, value in {**FAKE_ENV, "POWERTOOLS_TRACE_DISABLED": "true"}.items():
+        monkeypatch.setenv(key, value)
+    needs: dict[str, set[tuple[str, str]]] = {}
+    with embedded_aws():
+        client = dynamo_client()
+        client.create_table(**create_table_kwargs(TABLE))
+        s3 = boto3.client("s3")
+        for bucket in ("audit", "site"):
+            s3.create_bucket(Bucket=bucket)
+        found = Recording(Recorder(client, needs), Recorder(s3, needs), needs)
+        settings = ArenaSettings(
+            table_name=TABLE, audit_bucket="audit", site_bucket="site", include_llms=False
+        )
+        injected = bootstrap.Injected(
+            stores=dynamo_stores(found.dynamodb, TABLE),
+            blobs=S3BlobStore(found.s3, "audit"),
+            market_source=StaticMarketSource([binary("m1", "0.40"), binary("m2", "0.70")]),
+            publisher=S3SitePublisher(found.s3, "site"),
+        )
+        bootstrap.reset(bootstrap.Container(settings, clock=FixedClock(SUNDAY), injected=injected))
+        yield found
+        bootstrap.reset()
+
+
+def _run_a_week(recording: Recording) -> None:
+    """A week in the order the schedules run it: open, decide, snapshot, settle; each
+    handler's calls recorded under its function's name."""
+    container = bootstrap.container()
+    clock, source = container.clock, container.market_source
+    assert isinstance(clock, FixedClock) and isinstance(source, StaticMarketSource)
+    recording.running("OpenCohort")
+    for _ in range(2):  # delivered twice: the second finds the cohort already there
+        open_cohort_handler.handler({"source": "schedule"}, CONTEXT)
+    clock.set(SUNDAY + timedelta(minutes=5))
+    recording.running("Prepare")
+    prepared = decide_handler.prepare({}, CONTEXT)
+    recording.running("Decide")
+    results = [
+        decide_handler.decide({**item, "execution_id": "run-1"}, CONTEXT)
+        for item in prepared["items"]
+    ]
+    recording.running("Finalize")
+    decide_handler.finalize({"results": results}, CONTEXT)
+    clock.set(SUNDAY + timedelta(minutes=10))
+    recording.running("Snapshot")
+    snapshot_handler.handler({"source": "schedule"}, CONTEXT)
+    for market_id in ("m1", "m2"):
+        source.set(resolved(source.markets[market_id], ResolutionKind.WINNER, "YES"))
+    clock.set(SUNDAY + timedelta(hours=1))
+    recording.running("Resolve")
+    resolution = resolve_handler.handler({"source": "schedule"}, CONTEXT)
+    assert resolution["completed_cohorts"] and resolution["site_uploaded"]
+
+
+def _granted(grants: Grants, action: str, resource: str) -> bool:
+    """Whether an IAM grant covers the call (``*`` in a resource matches any characters)."""
+    return any(
+        action in actions and fnmatch.fnmatchcase(resource, pattern)
+        for pattern, actions in grants.items()
+    )
+
+
+def test_grants_cover_every_call_the_handlers_make(
+    raw: dict[str, Any], recording: Recording
+) -> None:
+    _run_a_week(recording)
+    assert set(recording.needs) == set(FUNCTIONS)
+    for function, calls in recording.needs.items():
+        grants = allowed(raw, function)
+        missing = sorted(c for c in calls if not _granted(grants, *c))
+        assert not missing, f"{function} calls what it is not granted: {json.dumps(missing)}"
