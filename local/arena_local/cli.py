@@ -63,10 +63,18 @@ def parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="simulate whole weeks offline on embedded AWS")
     demo.add_argument("--weeks", type=_positive, default=2, help="simulated weeks (default 2)")
-    demo.add_argument("--seed", type=int, default=7, help="prices, baselines, faults (default 7)")
+    demo.add_argument(
+        "--seed", type=int, default=7, help="prices, baselines, stand-ins, faults (default 7)"
+    )
     demo.add_argument("--markets", type=Path, help="a Gamma /markets JSON dump to replay")
     demo.add_argument("--out", type=Path, default=Path("site"), help="site folder (./site)")
-    demo.add_argument("--agents", type=_agents, default=(), help="family ids, comma-separated")
+    demo.add_argument(
+        "--agents",
+        type=_agents,
+        default=(),
+        help="family ids or groups (baselines, standins), comma-separated; default: the seven "
+        "stand-ins (the real models with OPENROUTER_API_KEY or --llm-base-url) and the baselines",
+    )
     demo.add_argument("--faults", action="store_true", help="inject faults, compare ledgers")
     demo.add_argument("--offline", action="store_true", help="never ask the live Gamma API")
     demo.add_argument("--start", type=_week, help="a day in the first week (default: today)")

@@ -2,22 +2,28 @@
 
 ``AtomicClient`` serializes requests so moto's in-process backend applies each one atomically,
 as DynamoDB does; ``lean_dynamodb`` makes moto's queries and transactions cost what they touch,
-not what the table holds. tests/local/test_moto_shims.py compares their answers with moto's own.
+not what the table holds, and its answers cost what JSON encoding costs.
+tests/infra/test_local_run.py compares their answers with moto's own.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from moto.core.responses import ActionContext, ActionResult
 from moto.dynamodb import models as moto_dynamodb_models
+from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import DynamoDBBackend
-from moto.dynamodb.models.dynamo_type import DynamoType
+from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.table import Table as MotoTable
+from moto.dynamodb.models.utilities import bytesize
+from moto.dynamodb.responses import DynamoResult
 
 
 class AtomicClient:
@@ -50,25 +56,125 @@ INDEX_NAME_POSITION = 6  # in Table.query's arguments after hash_key
 _QUERY_SCOPE: ContextVar[list[Any] | None] = ContextVar("moto_query_scope", default=None)
 
 
+def _hash_attributes(table: Any) -> dict[str, str]:
+    """Index name -> its hash key attribute, for the table's single-attribute hash indexes."""
+    found = {}
+    for index in table.all_indexes():
+        schema = [key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH"]
+        if len(schema) == 1:
+            found[index.name] = schema[0]
+    return found
+
+
+class _IndexBook:
+    """Which items carry which index hash key value, for one table: built by one scan at the
+    table's first index query, then kept current by every write of an item (see
+    ``_ItemWrites``), so an index query looks at its partition only."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+        self.attributes = _hash_attributes(table)
+        self.by_value: dict[tuple[str, str, Any], set[tuple[Any, Any]]] = {}
+        self.of_item: dict[tuple[Any, Any], list[tuple[str, str, Any]]] = {}
+        for hash_key, partition in table.items.items():
+            for range_key in partition:
+                self.reindex(hash_key, range_key)
+
+    def reindex(self, hash_key: Any, range_key: Any) -> None:
+        """Record the item now stored under these keys (or its absence)."""
+        where = (hash_key, range_key)
+        for entry in self.of_item.pop(where, ()):
+            self.by_value.get(entry, set()).discard(where)
+        item = self.table.items.get(hash_key, {}).get(range_key)
+        if item is None:
+            return
+        entries = []
+        for index_name, attribute in self.attributes.items():
+            value = item.attrs.get(attribute)
+            if value is not None:
+                entry = (index_name, value.type, value.value)
+                self.by_value.setdefault(entry, set()).add(where)
+                entries.append(entry)
+        if entries:
+            self.of_item[where] = entries
+
+    def candidates(self, index_name: str, hash_key: Any) -> list[Any]:
+        found = []
+        for stored_hash, stored_range in self.by_value.get(
+            (index_name, hash_key.type, hash_key.value), ()
+        ):
+            item = self.table.items.get(stored_hash, {}).get(stored_range)
+            if item is not None:
+                found.append(item)
+        return found
+
+
+_BOOKS: dict[int, _IndexBook] = {}  # by id(table), while ``partitioned_queries`` is active
+
+
+def _book(table: Any) -> _IndexBook:
+    book = _BOOKS.get(id(table))
+    if book is None or book.table is not table:
+        book = _BOOKS[id(table)] = _IndexBook(table)
+    return book
+
+
+def _reindex(table: Any, hash_key: Any, range_key: Any) -> None:
+    """Tell the table's book (if it has one yet) that an item was written or restored."""
+    book = _BOOKS.get(id(table))
+    if book is not None and book.table is table:
+        book.reindex(hash_key, range_key)
+
+
 def _index_candidates(table: Any, index_name: str | None, hash_key: Any) -> list[Any]:
     """Items whose index hash key has the queried value, compared as plain strings (moto
     compares typed values item by item afterwards, so a superset would do as well)."""
-    items = [i for p in table.items.values() for i in p.values()] if table.range_key_attr else []
-    if not items:
+    if not table.range_key_attr:
         return list(table.items.values())
-    indexes = {index.name: index for index in table.all_indexes()}
-    index = indexes.get(index_name)
-    if index is None or hash_key is None:
-        return items  # let moto report the invalid index or missing key as it does
-    schema = [key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH"]
-    if len(schema) != 1:
-        return items
-    wanted = (hash_key.type, hash_key.value)
-    return [
-        item
-        for item in items
-        if (value := item.attrs.get(schema[0])) is not None and (value.type, value.value) == wanted
-    ]
+    if index_name is None or hash_key is None or index_name not in _hash_attributes(table):
+        # let moto report the invalid index or missing key as it does
+        return [i for p in table.items.values() for i in p.values()]
+    return _book(table).candidates(index_name, hash_key)
+
+
+def _written_key(backend: Any, table_name: str, key: dict[str, Any]) -> tuple[Any, Any, Any]:
+    table = backend.get_table(table_name)
+    range_key = key.get(table.range_key_attr) if table.range_key_attr else None
+    return table, DynamoType(key[table.hash_key_attr]), range_key and DynamoType(range_key)
+
+
+@contextmanager
+def _item_writes() -> Iterator[None]:
+    """Re-index every item moto's backend puts, updates or deletes (batches and transactions
+    write through these three), whether the write succeeded or not."""
+    originals = {
+        name: getattr(DynamoDBBackend, name) for name in ("put_item", "update_item", "delete_item")
+    }
+
+    def tracked(name: str) -> Any:
+        original = originals[name]
+
+        def write(backend: Any, table_name: str, key: dict[str, Any], *a: Any, **k: Any) -> Any:
+            try:
+                return original(backend, table_name, key, *a, **k)
+            finally:
+                try:
+                    table, hash_key, range_key = _written_key(backend, table_name, key)
+                except Exception:
+                    pass
+                else:
+                    _reindex(table, hash_key, range_key)
+
+        return write
+
+    for name in originals:
+        setattr(DynamoDBBackend, name, tracked(name))
+    try:
+        yield
+    finally:
+        for name, original in originals.items():
+            setattr(DynamoDBBackend, name, original)
+        _BOOKS.clear()
 
 
 @contextmanager
@@ -106,7 +212,8 @@ def partitioned_queries() -> Iterator[None]:
     MotoTable.query = query  # type: ignore[method-assign,assignment]
     MotoTable.all_items = scoped_all_items  # type: ignore[method-assign,assignment]
     try:
-        yield
+        with _item_writes():
+            yield
     finally:
         MotoTable.query = original_query  # type: ignore[method-assign]
         MotoTable.all_items = original_all_items  # type: ignore[method-assign]
@@ -168,6 +275,7 @@ def transactional_backups() -> Iterator[None]:
                     table.items.get(hash_key, {}).pop(range_key, None)
                 else:
                     table.items[hash_key][range_key] = item
+                _reindex(table, hash_key, range_key)
             raise
         finally:
             setattr(moto_dynamodb_models, "copy", real)  # noqa: B010
@@ -179,8 +287,78 @@ def transactional_backups() -> Iterator[None]:
         DynamoDBBackend.transact_write_items = original  # type: ignore[method-assign]
 
 
+# The result types whose value is the whole JSON body (paginated and empty ones are not).
+_PLAIN_RESULTS = (ActionResult, DynamoResult)
+_DYNAMODB_CONTENT_TYPE = "application/x-amz-json-1.0"
+
+
+@contextmanager
+def json_responses() -> Iterator[None]:
+    """Encode moto's DynamoDB answers with ``json.dumps`` instead of its shape-walking serializer.
+
+    moto 5.2 serializes every response by walking the operation's output shape member by
+    member; for DynamoDB, whose answers are already the wire's JSON (attribute values as
+    ``{"S": ...}``), that walk was the largest single cost of a simulated week (about a third
+    of its CPU). A result that JSON cannot encode as is (dates, bytes, NaN) takes moto's own
+    path, as does every other service and every error. A ``None`` member (moto's "no
+    ``LastEvaluatedKey``") goes out as ``null``, which botocore's JSON parser drops exactly as
+    the shape walk omits it; DynamoDB's answers hold no ``None`` inside a list or a map.
+    """
+    original = ActionResult.execute_result
+
+    def execute_result(result: ActionResult, context: ActionContext) -> Any:
+        value = result.result
+        plain = type(result) in _PLAIN_RESULTS and isinstance(value, dict)
+        if plain and context.service_model.service_name == "dynamodb":
+            try:
+                body = json.dumps(value, allow_nan=False)
+            except (TypeError, ValueError):
+                pass  # not plain JSON: moto's serializer decides
+            else:
+                status = context.operation_model.http.get("responseCode", 200)
+                return status, {"Content-Type": _DYNAMODB_CONTENT_TYPE}, body
+        return original(result, context)
+
+    ActionResult.execute_result = execute_result  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        ActionResult.execute_result = original  # type: ignore[method-assign]
+
+
+ITEM_SIZE_LIMIT = 405000  # moto's limit, between the measured 409 and 410 KB
+
+
+def _item_init(item: Item, hash_key: Any, range_key: Any, attrs: dict[str, Any]) -> None:
+    item.hash_key = hash_key
+    item.range_key = range_key
+    values = {key: DynamoType(value) for key, value in attrs.items()}
+    if sum(bytesize(key) + value.size() for key, value in values.items()) > ITEM_SIZE_LIMIT:
+        raise ItemSizeTooLarge
+    item.attrs = LimitedSizeDict.__new__(LimitedSizeDict)
+    dict.update(item.attrs, values)
+
+
+@contextmanager
+def sized_items() -> Iterator[None]:
+    """Check a new item's size once instead of once per attribute.
+
+    moto 5.2 builds an item attribute by attribute, re-measuring everything already there at
+    each one (quadratic in the attribute count; a tenth of a simulated week's CPU). The sum
+    of the sizes only grows, so measuring the whole item once raises exactly when moto's
+    last prefix would; later attribute writes (update expressions) keep moto's check.
+    """
+    original = Item.__init__
+    Item.__init__ = _item_init  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        Item.__init__ = original  # type: ignore[method-assign]
+
+
 @contextmanager
 def lean_dynamodb() -> Iterator[None]:
-    """Both of the above: moto's DynamoDB with per-partition queries and per-item backups."""
-    with partitioned_queries(), transactional_backups():
+    """All of the above: moto's DynamoDB with per-partition queries, per-item backups, items
+    measured once and JSON-encoded answers."""
+    with partitioned_queries(), transactional_backups(), sized_items(), json_responses():
         yield

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
+from arena_core.site.statistics import RankingRules
 from tests.conftest import ROOT
 from tests.support.scenario import Scenario, build
 
@@ -47,7 +48,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="session")
 def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
-    built = build(tmp_path_factory.mktemp("site"), weeks=2)
+    # Extra markets and a lower minimum sample, so ranks, rank ranges, provisional and unscored
+    # families, pairs and reliability bins all appear on the pages.
+    rules = RankingRules(min_forecasts=8, min_cohorts=2)
+    built = build(tmp_path_factory.mktemp("site"), weeks=2, extra=6, rules=rules)
     built.publish()
     return built
 

@@ -3,6 +3,7 @@ accessible (axe-core), and screenshots for the README."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ def first_agent_page(scenario: Scenario) -> str:
 
 def page_paths(scenario: Scenario) -> dict[str, str]:
     cohort = scenario.stores.cohorts.cohorts()[-1]
-    family = cohort.lineup[0].family_id
+    family = "deepseek-v3.1"  # a scripted family with forecasts in every reliability range
     return {
         "leaderboard": "index.html",
         "model": f"models/{family}.html",
@@ -29,6 +30,7 @@ def page_paths(scenario: Scenario) -> dict[str, str]:
         "cohort": f"cohorts/{cohort.cohort_id}/index.html",
         "agent": first_agent_page(scenario),
         "methodology": "methodology.html",
+        "pairwise": "pairwise.html",
         "data": "data/index.html",
     }
 
@@ -90,23 +92,105 @@ def test_every_page_type_loads_without_errors(scenario: Scenario, visit: Any) ->
         assert page.page.locator("h1").count() == 1, name
 
 
+def column_values(page: Page, table: str, column: int) -> list[str]:
+    """The sort keys (``data-value``) of one column of a table's first body, top to bottom."""
+    cells = page.locator(f"{table} tbody").first.locator(f"tr td:nth-child({column})")
+    return [cell.get_attribute("data-value") or "" for cell in cells.all()]
+
+
 def test_leaderboard_rows_links_and_sorting(scenario: Scenario, visit: Any) -> None:
     page = visit("index.html").page
-    rows = page.locator("#leaderboard tbody tr")
+    rows = page.locator("#leaderboard tbody").first.locator("tr")
     assert rows.count() == 10
     assert page.locator("#leaderboard tbody tr.baseline").count() == 3
+    assert page.locator("#leaderboard tbody.reference tr.market").count() == 1
     assert "Ranking rule" in page.locator(".rule").inner_text()
+    assert "8 scored forecasts over at least 2 cohorts" in page.locator(".rule").inner_text()
     header = page.locator("#leaderboard th button", has_text="Trades")
     header.click()
-    first = [
-        int(t) for t in page.locator("#leaderboard tbody tr td:nth-child(11)").all_inner_texts()
-    ]
+    first = [int(v) for v in column_values(page, "#leaderboard", 12)]
     assert first == sorted(first)
     header.click()
-    second = [
-        int(t) for t in page.locator("#leaderboard tbody tr td:nth-child(11)").all_inner_texts()
-    ]
+    second = [int(v) for v in column_values(page, "#leaderboard", 12)]
     assert second == sorted(second, reverse=True)
+
+
+@pytest.mark.parametrize("clicks", [1, 2])
+def test_missing_values_sort_last_in_both_directions(
+    scenario: Scenario, visit: Any, clicks: int
+) -> None:
+    page = visit("index.html").page
+    for _ in range(clicks):
+        page.locator("#leaderboard th button", has_text="Skill vs market").click()
+    values = column_values(page, "#leaderboard", 6)
+    present = [float(v) for v in values if v != ""]
+    assert values.count("") >= 2  # the unscored families and the hold baseline
+    assert values == [repr(v) for v in present] + [""] * values.count("")
+    assert present == sorted(present, reverse=clicks == 2)
+
+
+def test_leaderboard_shows_intervals_rank_ranges_and_standings(
+    scenario: Scenario, visit: Any
+) -> None:
+    page = visit("index.html").page
+    ranked = page.locator("#leaderboard tbody tr.ranked")
+    assert ranked.count() >= 3
+    for i in range(ranked.count()):
+        rank = ranked.nth(i).locator("td").first.inner_text()
+        assert re.fullmatch(r"\d+ \(\d+–\d+\)", rank), rank
+        brier = ranked.nth(i).locator("td").nth(3)
+        assert re.fullmatch(r"0\.\d{4} \[0\.\d{4}, 0\.\d{4}\]", brier.inner_text())
+        assert brier.locator(".ci").get_attribute("title") == "95% interval"
+    provisional = page.locator("#leaderboard tbody tr.provisional")
+    assert provisional.count() == 1
+    assert provisional.locator("td").first.inner_text() == "provisional"
+    unscored = page.locator("#leaderboard tbody tr.unscored td:first-child").all_inner_texts()
+    assert unscored and set(unscored) == {"unranked"}
+    market = page.locator("#leaderboard tbody.reference tr.market td").nth(3).inner_text()
+    assert re.fullmatch(r"0\.\d{4} \[0\.\d{4}, 0\.\d{4}\]", market)
+
+
+def test_pairwise_page_has_matrices_and_every_shared_pair(scenario: Scenario, visit: Any) -> None:
+    page_visit = visit("pairwise.html")
+    page = page_visit.page
+    assert page_visit.problems == []
+    matrices = page.locator("table.matrix")
+    assert matrices.count() == 2
+    families = len(scenario.stores.cohorts.cohorts()[-1].lineup)
+    assert matrices.first.locator("tbody tr").count() == families
+    assert matrices.first.locator("tbody tr").first.locator("td").count() == families
+    pairs = page.locator("#pairs-table tbody tr")
+    assert pairs.count() > 10
+    verdicts = set(page.locator("#pairs-table tbody tr td:last-child").all_inner_texts())
+    assert "indistinguishable so far" in verdicts
+    assert verdicts <= {"indistinguishable so far"} | {v for v in verdicts if v.endswith("better")}
+    cell = matrices.first.locator("td.tie, td.sep").first
+    assert "Holm p =" in (cell.get_attribute("title") or "")
+
+
+def test_reliability_diagram_has_axes_ticks_counts_and_intervals(
+    scenario: Scenario, visit: Any
+) -> None:
+    page = visit(page_paths(scenario)["model"]).page
+    svg = page.locator("figure.reliability svg")
+    labels = svg.locator("text.axis-label").all_text_contents()
+    assert labels == ["Forecast probability for YES (bin mean)", "Observed frequency of YES"]
+    texts = svg.locator("text").all_text_contents()
+    assert texts.count("0.4") == 2 and texts.count("1.0") == 2  # ticks on both axes
+    bins = svg.locator("g.bin")
+    counts = [int(t) for t in svg.locator("text.count").all_text_contents()]
+    assert bins.count() == len(counts) > 0
+    table_counts = [
+        int(row.locator("td").nth(2).inner_text())
+        for row in page.locator("table.bins tbody tr").all()
+        if row.locator("td").first.inner_text() == "Model"
+    ]
+    assert counts == table_counts
+    assert bins.first.locator("line").count() == 1  # the Wilson interval's bar
+    assert svg.locator("rect.market-point").count() > 0
+    murphy = page.locator("table.murphy tbody tr")
+    assert murphy.count() == 2
+    assert murphy.nth(1).locator("th").inner_text() == "Market, same forecasts"
 
 
 @pytest.mark.parametrize("kind", ["model", "agent"])
@@ -159,7 +243,7 @@ def test_axe_finds_no_serious_or_critical_violations(
 def test_screenshots_of_leaderboard_and_model_page(
     scenario: Scenario, visit: Any, artifacts: Path
 ) -> None:
-    for name in ("leaderboard", "model"):
+    for name in ("leaderboard", "model", "pairwise"):
         page = visit(page_paths(scenario)[name]).page
         target = artifacts / f"{name.replace(' ', '-')}.png"
         page.screenshot(path=str(target), full_page=True)

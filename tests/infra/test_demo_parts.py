@@ -100,12 +100,12 @@ def test_ledger_differences_name_the_table_and_row() -> None:
 
 
 def test_agents_are_chosen_by_family_id() -> None:
-    baselines = choose_lineup(DemoRequest(), with_llms=False)
-    assert {s.family_id for s in baselines} == {
-        "baseline-market-follower",
-        "baseline-always-hold",
-        "baseline-random",
-    }
+    baselines = {"baseline-market-follower", "baseline-always-hold", "baseline-random"}
+    default = choose_lineup(DemoRequest(), with_llms=False)  # no model server: the stand-ins
+    assert {s.family_id for s in default if not s.stand_in} == baselines
+    assert len([s for s in default if s.stand_in]) == 7
+    chosen = choose_lineup(DemoRequest(agents=("baselines",)), with_llms=False)
+    assert {s.family_id for s in chosen} == baselines
     assert len(choose_lineup(DemoRequest(), with_llms=True)) == 10
     one = choose_lineup(DemoRequest(agents=("baseline-random",)), with_llms=False)
     assert [s.family_id for s in one] == ["baseline-random"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
+from decimal import Decimal
 from typing import Any
 
 import boto3
@@ -10,7 +12,13 @@ import pytest
 from botocore.exceptions import ClientError
 
 from arena_core.adapters.dynamodb import create_table_kwargs
-from arena_local.moto_shims import lean_dynamodb, partitioned_queries, transactional_backups
+from arena_local.moto_shims import (
+    json_responses,
+    lean_dynamodb,
+    partitioned_queries,
+    sized_items,
+    transactional_backups,
+)
 from tests.support.aws import embedded_aws
 
 TABLE = "lean"
@@ -67,6 +75,31 @@ def answers(client: Any) -> list[Any]:
     return found
 
 
+def move_index_keys(client: Any) -> None:
+    """Writes that add, change and remove items' index hash keys, every way the stores write:
+    put, update, delete, batch, a transaction and a cancelled transaction."""
+    key = {"PK": {"S": "AGENT#a0"}, "SK": {"S": "POSITION#000"}}
+    client.update_item(
+        TableName=TABLE,
+        Key=key,
+        UpdateExpression="SET GSI1PK = :p",
+        ExpressionAttributeValues={":p": {"S": "OPENPOS#m1"}},
+    )
+    moved = {"PK": {"S": "AGENT#a1"}, "SK": {"S": "TRADE#005"}}
+    client.update_item(TableName=TABLE, Key=moved, UpdateExpression="REMOVE GSI1PK")
+    client.delete_item(TableName=TABLE, Key={"PK": {"S": "AGENT#a0"}, "SK": {"S": "TRADE#020"}})
+    fresh = {"GSI1PK": {"S": "OPENPOS#m0"}, "GSI1SK": {"S": "900"}}
+    client.put_item(TableName=TABLE, Item={"PK": {"S": "AGENT#a5"}, "SK": {"S": "X"}} | fresh)
+    batch = [
+        {"PutRequest": {"Item": {"PK": {"S": "AGENT#a6"}, "SK": {"S": f"Y#{n}"}} | fresh}}
+        for n in range(3)
+    ]
+    client.batch_write_item(RequestItems={TABLE: batch})
+    transfer(client, 3, must_exist="SCORE#001")
+    with pytest.raises(ClientError):
+        transfer(client, 4, must_exist="TRADE#999")
+
+
 def test_partitioned_queries_answer_as_moto_does() -> None:
     with embedded_aws(lean=False):
         client = boto3.client("dynamodb")
@@ -76,6 +109,21 @@ def test_partitioned_queries_answer_as_moto_does() -> None:
             lean = answers(client)
     assert lean == plain
     assert [len(items) for items, _, _ in plain] == [15, 5, 3, 0, 6, 4]
+
+
+@pytest.mark.parametrize("patch", [partitioned_queries, lean_dynamodb])
+def test_index_queries_follow_every_write(patch: Callable[[], Any]) -> None:
+    found = []
+    for patched in (False, True):
+        with embedded_aws(lean=False), patch() if patched else nullcontext():
+            client = boto3.client("dynamodb")
+            populate(client)
+            before = answers(client)  # a patched run builds its index book here
+            move_index_keys(client)
+            found.append((before, answers(client)))
+    assert found[1] == found[0]
+    _, after = found[0]
+    assert [len(items) for items, _, _ in after] == [15, 5, 3, 0, 8, 4]
 
 
 def transfer(client: Any, amount: int, *, must_exist: str) -> None:
@@ -122,3 +170,100 @@ def test_transactions_apply_whole_or_not_at_all(patch: Callable[[], Any]) -> Non
         assert client.get_item(TableName=TABLE, Key=key)["Item"]["n"] == {"N": "-7"}
         applied = {"PK": {"S": "AGENT#a9"}, "SK": {"S": "NEW#7"}}
         assert "Item" in client.get_item(TableName=TABLE, Key=applied)
+
+
+RICH_ITEM: dict[str, Any] = {
+    "PK": {"S": "AGENT#rich"},
+    "SK": {"S": "PROFILE"},
+    "text": {"S": 'null, \u00e9t\u00e9 "quoted" \u2603'},
+    "n": {"N": "-12.5000"},
+    "flag": {"BOOL": False},
+    "nothing": {"NULL": True},
+    "nested": {"M": {"list": {"L": [{"N": "1"}, {"S": "two"}, {"M": {}}]}}},
+    "names": {"SS": ["a", "b"]},
+    "blob": {"B": b"\x00\xffbytes"},
+}
+
+
+def every_answer(client: Any) -> list[Any]:
+    """One answer of each operation the stores use (and two with values JSON cannot carry)."""
+    key = {"PK": RICH_ITEM["PK"], "SK": RICH_ITEM["SK"]}
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("put_item", {"Item": RICH_ITEM, "ReturnValues": "ALL_OLD"}),
+        ("get_item", {"Key": key}),
+        ("get_item", {"Key": {"PK": {"S": "AGENT#none"}, "SK": {"S": "PROFILE"}}}),
+        ("batch_get_item", {}),
+        (
+            "update_item",
+            {
+                "Key": key,
+                "UpdateExpression": "SET n = n + :d",
+                "ExpressionAttributeValues": {":d": {"N": "1"}},
+                "ReturnValues": "ALL_NEW",
+            },
+        ),
+        (
+            "query",
+            {
+                "KeyConditionExpression": "PK = :p",
+                "Limit": 2,
+                "ExpressionAttributeValues": {":p": {"S": "AGENT#a1"}},
+            },
+        ),
+        (
+            "query",
+            {
+                "KeyConditionExpression": "PK = :p",  # the last page: no LastEvaluatedKey
+                "ExpressionAttributeValues": {":p": {"S": "AGENT#a1"}},
+            },
+        ),
+        ("scan", {"Limit": 5}),
+        ("describe_table", {}),
+        ("delete_item", {"Key": key, "ReturnValues": "ALL_OLD"}),
+    ]
+    found = []
+    for operation, kwargs in calls:
+        if operation == "batch_get_item":
+            request = {TABLE: {"Keys": [key, {"PK": {"S": "AGENT#a1"}, "SK": {"S": "TRADE#001"}}]}}
+            response = client.batch_get_item(RequestItems=request)
+        else:
+            response = getattr(client, operation)(TableName=TABLE, **kwargs)
+        response.pop("ResponseMetadata")
+        for moment in ("CreationDateTime", "TableId", "TableArn"):  # differ between tables
+            response.get("Table", {}).pop(moment, None)
+        found.append((operation, response))
+    return found
+
+
+def test_json_responses_answer_as_moto_does() -> None:
+    plain: list[Any] = []
+    fast: list[Any] = []
+    for patched, found in ((False, plain), (True, fast)):
+        with embedded_aws(lean=False), json_responses() if patched else nullcontext():
+            client = boto3.client("dynamodb")
+            populate(client)
+            found.extend(every_answer(client))
+    assert fast == plain
+    items = dict(reversed(plain))  # the first answer of each operation
+    assert items["get_item"]["Item"]["blob"] == {"B": b"\x00\xffbytes"}
+    assert Decimal(items["update_item"]["Attributes"]["n"]["N"]) == Decimal("-11.5")
+    assert items["query"]["Count"] == 2 and "LastEvaluatedKey" in items["query"]
+
+
+@pytest.mark.parametrize("patched", [False, True])
+def test_items_are_measured_as_moto_does(patched: bool) -> None:
+    """Just under moto's limit is stored whole; just over it is refused, with or without
+    ``sized_items``."""
+    with embedded_aws(lean=False), sized_items() if patched else nullcontext():
+        client = boto3.client("dynamodb")
+        client.create_table(**create_table_kwargs(TABLE))
+        key = {"PK": {"S": "AGENT#big"}, "SK": {"S": "PROFILE"}}
+        overhead = sum(len(name) + len(value["S"]) for name, value in key.items())
+        room = 405000 - overhead - len("a") - len("b")
+        fits = key | {"a": {"S": "x" * (room - 10)}, "b": {"S": "y" * 10}}
+        client.put_item(TableName=TABLE, Item=fits)
+        stored = client.get_item(TableName=TABLE, Key=key)["Item"]
+        assert stored == fits
+        with pytest.raises(ClientError) as refused:
+            client.put_item(TableName=TABLE, Item=key | {"a": fits["a"], "b": {"S": "y" * 11}})
+        assert "Item size has exceeded" in refused.value.response["Error"]["Message"]

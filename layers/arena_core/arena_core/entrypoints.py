@@ -161,8 +161,10 @@ def finalize(c: Container, event: FinalizeInput) -> FinalizeResult:
 
 def publish_site(c: Container) -> SiteReport:
     from arena_core.services.publish_site import PublishSiteService  # noqa: PLC0415
+    from arena_core.site.statistics import RankingRules  # noqa: PLC0415
 
-    return PublishSiteService(c.stores, c.publisher, c.blobs, c.clock).run()
+    rules = RankingRules(c.settings.min_forecasts, c.settings.min_cohorts)
+    return PublishSiteService(c.stores, c.publisher, c.blobs, c.clock, rules).run()
 
 
 def resolve(c: Container) -> ResolveResult:

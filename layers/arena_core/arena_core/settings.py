@@ -36,3 +36,7 @@ class ArenaSettings(BaseSettings):
     # counted from Sunday 00:00 UTC (10: every snapshot; 10080: weekly). The decision run
     # always publishes. The demo widens it: rendering dominates a simulated week's cost.
     site_refresh_minutes: int = Field(default=10, ge=10, le=10080)
+    # The leaderboard ranks a family once it has this many scored forecasts over this many
+    # cohorts; below that it is listed as provisional, without rank.
+    min_forecasts: int = Field(default=30, ge=1)
+    min_cohorts: int = Field(default=2, ge=1)

@@ -14,24 +14,31 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import httpx
 
 from arena_core.adapters.site_publishers import MANIFEST
-from arena_core.domain.lineup import AgentKind, AgentSpec, default_lineup
+from arena_core.domain.lineup import BASELINES, AgentKind, AgentSpec, default_lineup
 from arena_local.demo.errors import DemoError, LedgerMismatchDemoError
 from arena_local.demo.faults import FaultInjector
 from arena_local.demo.ledger import differences, totals, write_ledger
 from arena_local.demo.markets import MarketChoice, choose_markets
 from arena_local.demo.progress import ProgressBar
 from arena_local.demo.runner import LLMOptions, RunOptions, RunReport, demo_start
+from arena_local.standins import is_stand_in, standin_lineup
 from arena_local.workflow import synthesized_template
 
 REPO = Path(__file__).resolve().parents[3]
 FIXTURES = REPO.parent / "shared" / "fixtures"
 OPENROUTER_URL = "https://openrouter.ai/api/v1"
 LEDGER_FILE = "ledger.json"
+STAND_IN_NOTE = (
+    "the standin-* families are simulated, not the real models: seeded forecasters that know "
+    "how the simulation resolves its markets, each to its own degree"
+)
+FAMILY_WIDTH = 38
+GROUPS = ("baselines", "standins")  # --agents names for several agents at once
 
 
 @dataclass(frozen=True)
@@ -59,19 +66,39 @@ def llm_options(request: DemoRequest) -> LLMOptions | None:
 
 
 def choose_lineup(request: DemoRequest, with_llms: bool) -> tuple[AgentSpec, ...]:
-    available = default_lineup(include_llms=True)
+    """By default the seven model families (the real ones when configured, else their
+    stand-ins) and the baselines; ``--agents`` picks family ids or the groups above."""
+    models = default_lineup(include_baselines=False) if with_llms else standin_lineup()
     if not request.agents:
-        return default_lineup(include_llms=with_llms)
+        return models + BASELINES
+    groups = dict(zip(GROUPS, (BASELINES, standin_lineup()), strict=True))
+    available = default_lineup(include_baselines=False) + standin_lineup() + BASELINES
     by_id = {spec.family_id: spec for spec in available}
-    unknown = [a for a in request.agents if a not in by_id]
-    if unknown:
-        raise DemoError(f"unknown agent {unknown[0]!r}; choose from {', '.join(by_id)}")
-    chosen = tuple(by_id[a] for a in request.agents)
-    if not with_llms and any(spec.kind is AgentKind.LLM for spec in chosen):
+    chosen: dict[str, AgentSpec] = {}  # in the order asked, each agent once
+    for name in request.agents:
+        specs = groups.get(name) or ((by_id[name],) if name in by_id else ())
+        if not specs:
+            choices = ", ".join([*groups, *by_id])
+            raise DemoError(f"unknown agent {name!r}; choose from {choices}")
+        chosen.update((spec.family_id, spec) for spec in specs)
+    lineup = tuple(chosen.values())
+    _check_runnable(lineup, with_llms)
+    return lineup
+
+
+def _check_runnable(lineup: tuple[AgentSpec, ...], with_llms: bool) -> None:
+    """Real families need a real model server; stand-ins replace them only when none is set
+    (one client serves a run, so the two cannot be mixed)."""
+    if not with_llms and any(s.kind is AgentKind.LLM and not s.stand_in for s in lineup):
         raise DemoError(
-            "model families need OPENROUTER_API_KEY or --llm-base-url; the baselines need neither"
+            "model families need OPENROUTER_API_KEY or --llm-base-url; their stand-ins "
+            "(standin-<id>) and the baselines need neither"
         )
-    return chosen
+    if with_llms and any(s.stand_in for s in lineup):
+        raise DemoError(
+            "stand-ins run only without real models: unset OPENROUTER_API_KEY and drop "
+            "--llm-base-url, or choose the real families"
+        )
 
 
 def prepare_out(out: Path) -> None:
@@ -149,6 +176,8 @@ def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
     prepare_out(request.out)
     stream.write(f"Markets: {markets.describe()}\n")
     stream.write(f"Agents: {', '.join(spec.family_id for spec in lineup)}\n")
+    if any(spec.stand_in for spec in lineup):
+        stream.write(f"Stand-ins: served on 127.0.0.1 for this run; {STAND_IN_NOTE}\n")
     start = first_sunday(request.start, stream)
     stream.write(f"Simulating {request.weeks} week(s) from {start:%Y-%m-%d}, seed {request.seed}\n")
     template = synthesized_template()
@@ -168,7 +197,7 @@ def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
     if request.faults:
         outcome = _compare_with_faults(options, markets, template, clean, stream)
     _print_leaderboard(request.out, stream)
-    _print_summary(clean, stream)
+    _print_summary(clean, lineup, stream)
     stream.write(f"Site: {request.out.resolve()} (ledger: {LEDGER_FILE} beside it)\n")
     stream.write(f"Serve it: .venv/bin/arena serve --dir {request.out}\n")
     return outcome
@@ -220,27 +249,73 @@ def _compare_with_faults(
 
 
 def _print_leaderboard(out: Path, stream: TextIO) -> None:
+    """The published leaderboard as a table: rank range (or why unranked), mean Brier and
+    return with their 95% intervals, skill vs the market, and what each row is."""
     path = out / "data" / "leaderboard.json"
     if not path.exists():
         return
     rows = json.loads(path.read_text())
+    width = FAMILY_WIDTH
     stream.write("\nLeaderboard\n")
-    stream.write(f"{'rank':>4}  {'family':34} {'return %':>9} {'P/L $':>10} {'Brier':>7} bets\n")
+    stream.write(
+        f"{'rank':<6} {'family':{width}} {'Brier [95% CI]':<22} {'skill':>6} "
+        f"{'return % [95% CI]':<24} {'P/L $':>10} bets  agent\n"
+    )
     for row in rows:
-        rank = row["rank"] if row["rank"] is not None else "-"
-        ret = _num(row["return_pct_mean"], 2)
-        brier = _num(row["brier"], 3)
+        brier = _with_interval(row, "brier", "brier_low", "brier_high", 3)
+        ret = _with_interval(row, "return_pct_mean", "return_low", "return_high", 2)
         stream.write(
-            f"{rank:>4}  {row['display_name'][:34]:34} {ret:>9} {_num(row['total_pnl'], 2):>10} "
-            f"{brier:>7} {row['resolved_bets']}\n"
+            f"{_rank_range(row):<6} {row['display_name'][:width]:{width}} {brier:<22} "
+            f"{_num(row.get('brier_skill_vs_market'), 3):>6} {ret:<24} "
+            f"{_num(row['total_pnl'], 2):>10} {_count(row['resolved_bets']):>4}  "
+            f"{_agent_kind(row)}\n"
         )
-    stream.write("\n")
+    stream.write(
+        "rank: best-worst rank the Brier intervals allow (* tied with the leader); prov.: "
+        "below the minimum sample, not ranked; skill: Brier skill vs the market's price\n\n"
+    )
+
+
+def _rank_range(row: dict[str, Any]) -> str:
+    if row.get("rank") is None:
+        return "prov." if row.get("standing") == "provisional" else "-"
+    best, worst = row.get("rank_best"), row.get("rank_worst")
+    shown = str(row["rank"]) if best is None or best == worst else f"{best}-{worst}"
+    return shown + ("*" if row.get("tied_with_leader") else "")
+
+
+def _with_interval(row: dict[str, Any], value: str, low: str, high: str, places: int) -> str:
+    shown = _num(row.get(value), places)
+    if row.get(low) is None or row.get(high) is None:
+        return shown
+    return f"{shown} [{_num(row[low], places)}, {_num(row[high], places)}]"
+
+
+def _agent_kind(row: dict[str, Any]) -> str:
+    """stand-in, model, or the row's own kind (baseline, a market reference row); a leaderboard
+    without the ``stand_in`` field (written before it existed) is read by the family id."""
+    stand_in = row.get("stand_in")
+    if stand_in is None:
+        stand_in = is_stand_in(str(row.get("family_id", "")))
+    if stand_in:
+        return "stand-in"
+    kind = str(row.get("kind") or "-")
+    return "model" if kind == AgentKind.LLM.value else kind
 
 
 def _num(value: str | None, places: int) -> str:
-    return "-" if value is None else f"{float(value):.{places}f}"
+    if value is None:
+        return "-"
+    shown = f"{float(value):.{places}f}"
+    return shown[1:] if float(shown) == 0 and shown.startswith("-") else shown  # no "-0.000"
 
 
-def _print_summary(report: RunReport, stream: TextIO) -> None:
+def _count(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _print_summary(report: RunReport, lineup: tuple[AgentSpec, ...], stream: TextIO) -> None:
     weeks = ", ".join(f"{s:.0f} s" for s in report.week_seconds)
     stream.write(f"Wall time per simulated week: {weeks}\n")
+    if any(spec.stand_in for spec in lineup):
+        stream.write(f"Note: {STAND_IN_NOTE}.\n")

@@ -21,6 +21,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -28,6 +29,8 @@ from typing import Any
 
 import boto3
 import httpx
+from botocore import UNSIGNED
+from botocore.config import Config
 from moto import mock_aws
 
 from arena_core import bootstrap, entrypoints
@@ -52,6 +55,7 @@ from arena_local.demo.schedule import Schedule, firings, schedules_from
 from arena_local.moto_shims import AtomicClient, lean_dynamodb
 from arena_local.replay import GammaReplay
 from arena_local.simulation import PriceSimulation
+from arena_local.standins import StandInModels, StandInServer, foresight_from
 from arena_local.workflow import (
     MOTO_CONFIG,
     LambdaContext,
@@ -131,6 +135,12 @@ def demo_start(day: date) -> datetime:
     return week_start_for(datetime(day.year, day.month, day.day, tzinfo=UTC))
 
 
+# moto checks neither signatures nor (beyond what it parses) parameters, and the tests keep
+# botocore's own checks on every request the stores make: the demo's embedded client skips
+# both, a fifth of each request's cost.
+EMBEDDED_CLIENT = Config(parameter_validation=False, signature_version=UNSIGNED)
+
+
 class DemoRun:
     def __init__(
         self,
@@ -179,9 +189,10 @@ class DemoRun:
             mock_aws(config=self._moto_config()),  # type: ignore[call-overload]
             routed_handlers(),
             lean_dynamodb(),
+            ExitStack() as resources,  # the stand-ins' server and client, when they run
         ):
             warnings.simplefilter("ignore")
-            stores = self._provision()
+            stores = self._provision(self._llm_client(resources))
             workflow = LocalWorkflow(self.template, name="arena-demo-decisions")
             report = RunReport(ledger={}, tally=self.tally)
             report.setup_seconds = time.perf_counter() - started
@@ -209,7 +220,7 @@ class DemoRun:
         endpoint = self.options.dynamodb_endpoint
         client: Any
         if endpoint is None:  # moto: one request at a time, as DynamoDB applies each atomically
-            client = AtomicClient(boto3.client("dynamodb"))
+            client = AtomicClient(boto3.client("dynamodb", config=EMBEDDED_CLIENT))
             table = TABLE
         else:
             client = boto3.client("dynamodb", endpoint_url=endpoint)
@@ -217,7 +228,23 @@ class DemoRun:
         client.create_table(**create_table_kwargs(table))
         return client, table
 
-    def _provision(self) -> Stores:
+    def _llm_client(self, resources: ExitStack) -> LLMClient | None:
+        """Real models when configured; else, for a lineup with stand-ins, their local server
+        (started here, stopped with ``resources``) behind the same client a real server gets."""
+        llm = self.options.llm
+        standins = any(spec.stand_in for spec in self.options.lineup)
+        if llm is not None:
+            if standins:
+                raise DemoError("stand-ins run only without real models: choose one or the other")
+            return _llm_client(llm)
+        if not standins:
+            return None
+        models = StandInModels(foresight_from(self.simulation), seed=self.options.seed)
+        server = resources.enter_context(StandInServer(models))
+        http = resources.enter_context(httpx.Client())
+        return _llm_client(LLMOptions(api_key=None, base_url=server.base_url), http)
+
+    def _provision(self, llm_client: LLMClient | None) -> Stores:
         """The table and audit bucket as the CDK app creates them, and the wired container."""
         dynamodb, table = self._dynamodb()
         s3 = AtomicClient(boto3.client("s3"))  # moto's S3 is not atomic per request either
@@ -239,7 +266,7 @@ class DemoRun:
             market_source=source,
             publisher=LocalFolderPublisher(self.options.site_dir),
             lineup=self.options.lineup,
-            llm_client=_llm_client(llm) if llm else None,
+            llm_client=llm_client,
         )
         settings = ArenaSettings(
             table_name=table,
@@ -315,11 +342,14 @@ class DemoRun:
         self.tally.decisions, self.tally.trades = decisions, trades
 
 
-def _llm_client(llm: LLMOptions) -> LLMClient:
-    """Real models: OpenRouter or any OpenAI-compatible server."""
+def _llm_client(llm: LLMOptions, http: httpx.Client | None = None) -> LLMClient:
+    """Real models: OpenRouter or any OpenAI-compatible server (the stand-ins' included)."""
     from arena_core.adapters.openrouter import OpenRouterClient  # noqa: PLC0415
 
     key = llm.api_key
     return OpenRouterClient(
-        httpx.Client(), lambda: key, base_url=llm.base_url, total_timeout=llm.timeout_seconds
+        http or httpx.Client(),
+        lambda: key,
+        base_url=llm.base_url,
+        total_timeout=llm.timeout_seconds,
     )

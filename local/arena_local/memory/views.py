@@ -8,6 +8,7 @@ from datetime import datetime
 from arena_core.domain.aggregates import FamilyAggregate
 from arena_core.domain.holdings import AgentRecords
 from arena_core.domain.portfolio import (
+    BetScore,
     PortfolioSnapshot,
     SeriesPoint,
     newest_per_hour,
@@ -76,6 +77,16 @@ class MemoryViewStore(ViewStore):
     def family_aggregates(self) -> dict[str, FamilyAggregate]:
         with self._s.lock:
             return dict(self._s.aggregates)
+
+    def family_scores(self, family_id: str) -> list[BetScore]:
+        with self._s.lock:
+            found = [
+                score
+                for held in self._s.scores.values()
+                for score in held.values()
+                if score.family_id == family_id
+            ]
+        return sorted(found, key=lambda s: s.trade_id)
 
     def put_series(self, points: Sequence[SeriesPoint]) -> None:
         with self._s.lock:

@@ -19,8 +19,10 @@ import pytest
 
 from arena_core.domain.lineup import AgentKind
 from arena_core.domain.portfolio import TradeKind
+from arena_core.site.collect import LeaderboardData
 from arena_core.site.exports import FORMULA_TRIGGERS, cell, to_csv, to_json
 from arena_core.site.render import SiteRenderer
+from arena_core.site.statistics import RankingRules, Statistics
 
 TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 NOW = datetime(2026, 3, 1, 0, 10, tzinfo=UTC)
@@ -103,7 +105,8 @@ def test_a_lone_surrogate_never_reaches_an_export() -> None:
 
 def test_the_data_page_states_the_rule() -> None:
     assert FORMULA_TRIGGERS == TRIGGERS  # the page below lists them: change both together
-    page = SiteRenderer(NOW).global_files([], [])["data/index.html"].decode()
+    empty = LeaderboardData([], Statistics(), [], {}, RankingRules())
+    page = SiteRenderer(NOW).global_files(empty, [])["data/index.html"].decode()
     text = " ".join(page.split())
     for character in ("=", "+", "-", "@"):
         assert f"<code>{character}</code>" in text

@@ -26,13 +26,16 @@ class ModelFamily(DomainModel):
 
 
 class AgentSpec(DomainModel):
-    """What a cohort freezes per agent: who it is and what answers for it."""
+    """What a cohort freezes per agent: who it is and what answers for it. ``stand_in`` marks
+    a simulated stand-in for a model (the local demo's): shown as such everywhere, never as
+    the real model."""
 
     family_id: str
     display_name: str
     kind: AgentKind
     model_id: str
     provider: str
+    stand_in: bool = False
 
     @classmethod
     def for_family(cls, family: ModelFamily) -> AgentSpec:

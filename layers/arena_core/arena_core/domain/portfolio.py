@@ -133,6 +133,11 @@ class BetScore(DomainModel):
     market_brier: Decimal
     log_score: Decimal
     scored_at: datetime
+    # What the statistics break scores down by: when the bet was made, the market's category
+    # and scheduled close (absent on scores recorded before they were kept).
+    bet_at: datetime | None = None
+    category: str | None = None
+    closes_at: datetime | None = None
 
 
 class PortfolioSnapshot(DomainModel):

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from arena_core.domain.aggregates import FamilyAggregate
 from arena_core.domain.holdings import AgentRecords
-from arena_core.domain.portfolio import PortfolioSnapshot, SeriesPoint
+from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, SeriesPoint
 
 
 class ViewStore(ABC):
@@ -44,6 +44,11 @@ class ViewStore(ABC):
 
     @abstractmethod
     def family_aggregates(self) -> dict[str, FamilyAggregate]: ...
+
+    @abstractmethod
+    def family_scores(self, family_id: str) -> list[BetScore]:
+        """Every bet score of a family, across its cohorts, by trade id: what the statistics
+        (intervals, paired comparisons, calibration) are computed from."""
 
     @abstractmethod
     def put_series(self, points: Sequence[SeriesPoint]) -> None:

@@ -6,9 +6,10 @@ from collections.abc import Iterable
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from arena_core.domain.market import Market, ResolutionKind
+from arena_core.domain.market import NO, Market, ResolutionKind
 from arena_core.domain.money import ONE, ZERO
 from arena_core.domain.portfolio import BetScore, Trade, TradeKind
+from arena_core.scoring.forecasts import ScoredForecast
 from arena_core.scoring.proper import log_score
 
 # Scores are kept to the trillionth: far below any difference a leaderboard shows, and every
@@ -54,6 +55,33 @@ def score_buys(
                 market_brier=to_score_places((trade.price - outcome) ** 2),
                 log_score=to_score_places(Decimal(repr(log_score(float(forecast), int(won))))),
                 scored_at=at,
+                bet_at=trade.executed_at,
+                category=market.category,
+                closes_at=market.end_date,
             )
         )
     return scores
+
+
+def yes_terms(score: BetScore) -> tuple[Decimal, Decimal, int]:
+    """A v1 bet score as a forecast for YES: (p_yes, market_p_yes, outcome). A YES bet (or a
+    named outcome bought) forecasts its side at the implied confidence; a NO bet forecasts YES
+    at one minus it. The price and the outcome are put in the same terms, so every score is
+    unchanged. Exact: the dataset exports these values and the statistics read them back."""
+    if score.side.upper() == NO:
+        return ONE - score.forecast, ONE - score.market_price, int(not score.won)
+    return score.forecast, score.market_price, int(score.won)
+
+
+def scored_forecast(score: BetScore) -> ScoredForecast:
+    """The statistics' unit for a v1 bet score (see ``yes_terms``)."""
+    p_yes, market_p_yes, outcome = yes_terms(score)
+    return ScoredForecast(
+        family_id=score.family_id,
+        agent_id=score.agent_id,
+        cohort_id=score.cohort_id,
+        market_id=score.market_id,
+        p_yes=float(p_yes),
+        market_p_yes=float(market_p_yes),
+        outcome=outcome,
+    )

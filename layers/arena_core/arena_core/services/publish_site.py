@@ -17,6 +17,7 @@ from arena_core.ports.clock import Clock
 from arena_core.ports.publisher import PublishReport, SitePublisher
 from arena_core.site.collect import SiteCollector, SiteStores
 from arena_core.site.render import SiteRenderer, recent_decisions
+from arena_core.site.statistics import RankingRules
 
 COMPLETION_MARK = "data/cohorts/{cohort_id}/completed"
 
@@ -36,7 +37,9 @@ class PublishSiteService:
         publisher: SitePublisher,
         blobs: BlobStore | None,
         clock: Clock,
+        rules: RankingRules | None = None,
     ) -> None:
+        self._rules = rules or RankingRules()
         self._stores = stores
         self._publisher = publisher
         self._blobs = blobs
@@ -52,14 +55,14 @@ class PublishSiteService:
 
     def run(self) -> SiteReport:
         now = self._clock.now()
-        collector = SiteCollector(self._stores, self._blobs, now)
+        collector = SiteCollector(self._stores, self._blobs, now, self._rules)
         renderer = SiteRenderer(now)
         cohorts = self._stores.cohorts.cohorts()
         live = self._live(cohorts, self._publisher.published())
         cohort_views = [collector.cohort_view(c) for c in live]
-        families = collector.family_views(cohorts)
-        recent_decisions(families, cohort_views)
-        files = renderer.global_files(families, cohorts)
+        board = collector.leaderboard(cohorts)
+        recent_decisions(board.families, cohort_views)
+        files = renderer.global_files(board, cohorts)
         for view in cohort_views:
             files.update(renderer.cohort_files(view))
             if view.cohort.status is CohortStatus.COMPLETED:

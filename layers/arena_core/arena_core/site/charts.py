@@ -1,4 +1,5 @@
-"""Server-side SVG charts: equity curves per time range and the reliability diagram.
+"""Server-side SVG charts: equity curves per time range (the reliability diagram is in
+``reliability``).
 
 Series are downsampled per range before drawing, so page weight does not grow with history.
 The SVGs use presentation attributes only (no inline style), so pages pass a strict CSP.
@@ -93,30 +94,3 @@ def range_charts(series: dict[str, Sequence[Point]], now: datetime) -> list[Rang
             )
         )
     return charts
-
-
-@dataclass(frozen=True)
-class ReliabilityPoint:
-    x: float  # mean implied confidence in the bin
-    y: float  # observed frequency of wins
-    count: int
-    cx: float
-    cy: float
-    r: float
-
-
-def reliability_points(
-    counts: Sequence[int], forecast_sums: Sequence[Decimal], wins: Sequence[int], size: int = 220
-) -> list[ReliabilityPoint]:
-    """Calibration-curve points for non-empty bins, placed in a ``size``-pixel square."""
-    total = sum(counts) or 1
-    points = []
-    for count, forecast_sum, won in zip(counts, forecast_sums, wins, strict=True):
-        if count == 0:
-            continue
-        x, y = float(forecast_sum) / count, won / count
-        radius = 3 + 9 * (count / total) ** 0.5
-        points.append(
-            ReliabilityPoint(x, y, count, PAD / 2 + x * size, PAD / 2 + (1 - y) * size, radius)
-        )
-    return points

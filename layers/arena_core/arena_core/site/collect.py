@@ -10,8 +10,8 @@ cohorts asked for (the live ones; a completed cohort is published once and left 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Protocol
@@ -22,37 +22,23 @@ from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.decisions import DecisionOutcome, DecisionRecord
 from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.domain.market import Market
-from arena_core.domain.money import ZERO
 from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, Position, Settlement, Trade
 from arena_core.errors import ArenaError
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.stores import WithCohorts, WithMarkets, WithViews
-from arena_core.site.charts import (
-    Point,
-    RangeChart,
-    ReliabilityPoint,
-    range_charts,
-    reliability_points,
+from arena_core.scoring.bets import scored_forecast
+from arena_core.scoring.statistics import UNKNOWN, ScoredForecast, horizon_bucket
+from arena_core.site.charts import Point, RangeChart, range_charts
+from arena_core.site.leaderboard import LeaderboardRow, leaderboard_row, ordered
+from arena_core.site.statistics import (
+    FamilyStatistics,
+    RankingRules,
+    Statistics,
+    compute,
+    empty_statistics,
 )
 
 RAW_REPLY_LIMIT = 20_000
-
-
-@dataclass(frozen=True)
-class LeaderboardRow:
-    family_id: str
-    display_name: str
-    kind: AgentKind
-    rank: int | None
-    cohorts: int
-    return_pct_mean: Decimal | None
-    total_pnl: Decimal
-    brier: Decimal | None
-    log_score: Decimal | None
-    brier_skill_vs_market: Decimal | None
-    win_rate: Decimal | None
-    resolved_bets: int
-    trades: int
 
 
 @dataclass(frozen=True)
@@ -97,55 +83,22 @@ class CohortView:
 class FamilyView:
     spec: AgentSpec
     row: LeaderboardRow
+    stats: FamilyStatistics
     latest: list[PortfolioSnapshot]
     charts: list[RangeChart]
-    reliability: list[ReliabilityPoint]
     recent: list[DecisionView] = field(default_factory=list)
 
 
-def _ratio(numerator: Decimal, denominator: Decimal | int) -> Decimal | None:
-    return numerator / denominator if denominator else None
+@dataclass
+class LeaderboardData:
+    """Everything global pages and tables show: the families in leaderboard order, the
+    statistics behind them, and the rows they are computed from (exported as they are)."""
 
-
-def leaderboard_row(
-    spec: AgentSpec, aggregate: FamilyAggregate, latest: Sequence[PortfolioSnapshot]
-) -> LeaderboardRow:
-    n = aggregate.scored_bets
-    brier = _ratio(aggregate.brier_sum, n)
-    market = _ratio(aggregate.market_brier_sum, n)
-    return LeaderboardRow(
-        family_id=spec.family_id,
-        display_name=spec.display_name,
-        kind=spec.kind,
-        rank=None,
-        cohorts=len(latest),
-        return_pct_mean=_ratio(sum((s.total_pnl_pct for s in latest), ZERO), len(latest)),
-        total_pnl=sum((s.total_pnl for s in latest), ZERO),
-        brier=brier,
-        log_score=_ratio(aggregate.log_score_sum, n),
-        brier_skill_vs_market=(1 - brier / market) if brier is not None and market else None,
-        win_rate=_ratio(Decimal(aggregate.wins), n),
-        resolved_bets=n,
-        trades=aggregate.trades,
-    )
-
-
-def ranked(rows: Sequence[LeaderboardRow]) -> list[LeaderboardRow]:
-    """LLM families by mean Brier (lower first), unscored ones after by mean return;
-    baselines follow as reference rows without a rank."""
-
-    def key(row: LeaderboardRow) -> tuple[int, Decimal, Decimal]:
-        worst = Decimal("Infinity")
-        return (
-            row.brier is None,
-            row.brier if row.brier is not None else worst,
-            -(row.return_pct_mean or ZERO),
-        )
-
-    models = sorted((r for r in rows if r.kind is AgentKind.LLM), key=key)
-    baselines = sorted((r for r in rows if r.kind is AgentKind.BASELINE), key=key)
-    numbered = [replace(r, rank=i) for i, r in enumerate(models, 1)]
-    return numbered + baselines
+    families: list[FamilyView]
+    statistics: Statistics
+    forecasts: list[tuple[BetScore, ScoredForecast]]
+    returns: dict[str, dict[str, Decimal]]  # family -> cohort -> return %
+    rules: RankingRules
 
 
 def families(cohorts: Sequence[Cohort]) -> list[AgentSpec]:
@@ -162,30 +115,53 @@ class SiteStores(WithCohorts, WithMarkets, WithViews, Protocol):
 
 
 class SiteCollector:
-    def __init__(self, stores: SiteStores, blobs: BlobStore | None, now: datetime) -> None:
+    def __init__(
+        self,
+        stores: SiteStores,
+        blobs: BlobStore | None,
+        now: datetime,
+        rules: RankingRules | None = None,
+    ) -> None:
+        self._rules = rules or RankingRules()
         self._cohorts = stores.cohorts
         self._markets = stores.markets
         self._views = stores.views
         self._blobs = blobs
         self.now = now
 
-    def family_views(self, cohorts: Sequence[Cohort]) -> list[FamilyView]:
+    def leaderboard(self, cohorts: Sequence[Cohort]) -> LeaderboardData:
+        specs = families(cohorts)
         aggregates = self._views.family_aggregates()
+        latest = {spec.family_id: self._views.family_latest(spec.family_id) for spec in specs}
+        scores = {spec.family_id: self._views.family_scores(spec.family_id) for spec in specs}
+        forecasts = [(score, scored_forecast(score)) for f in scores for score in scores[f]]
+        rows: dict[str, list[ScoredForecast]] = {}
+        for score, forecast in forecasts:
+            rows.setdefault(score.family_id, []).append(forecast)
+        returns = {
+            f: {s.cohort_id: s.total_pnl_pct for s in snapshots}
+            for f, snapshots in latest.items()
+            if snapshots
+        }
+        rankable = {spec.family_id for spec in specs if spec.kind is AgentKind.LLM}
+        statistics = compute(
+            rows,
+            {f: {c: float(v) for c, v in weeks.items()} for f, weeks in returns.items()},
+            rankable=rankable,
+            rules=self._rules,
+            groups=breakdown_groups(forecasts),
+        )
         views = []
-        for spec in families(cohorts):
-            aggregate = aggregates.get(spec.family_id) or FamilyAggregate(family_id=spec.family_id)
-            latest = self._views.family_latest(spec.family_id)
-            reliability = reliability_points(
-                aggregate.cal_count, aggregate.cal_forecast, aggregate.cal_wins
-            )
-            row = leaderboard_row(spec, aggregate, latest)
-            views.append(
-                FamilyView(spec, row, latest, self._family_charts(spec.family_id), reliability)
-            )
-        rank = {r.family_id: r for r in ranked([v.row for v in views])}
-        for view in views:
-            view.row = rank[view.spec.family_id]
-        return sorted(views, key=lambda v: list(rank).index(v.spec.family_id))
+        for spec in specs:
+            family = spec.family_id
+            stats = statistics.families.get(family) or empty_statistics(family)
+            aggregate = aggregates.get(family) or FamilyAggregate(family_id=family)
+            board_row = leaderboard_row(spec, aggregate, latest[family], stats)
+            charts = self._family_charts(family)
+            views.append(FamilyView(spec, board_row, stats, latest[family], charts))
+        order = {row.family_id: i for i, row in enumerate(ordered(v.row for v in views))}
+        views.sort(key=lambda v: order[v.spec.family_id])
+        return LeaderboardData(views, statistics, forecasts, returns, self._rules)
 
     def _family_charts(self, family_id: str) -> list[RangeChart]:
         def points(resolution: str, span: timedelta | None) -> list[Point]:
@@ -286,3 +262,19 @@ def _reply_text(body: str) -> str:
         return str(message.get("content") or message.get("reasoning") or body)
     except (ValueError, KeyError, IndexError, TypeError):
         return body
+
+
+def breakdown_groups(
+    forecasts: Sequence[tuple[BetScore, ScoredForecast]],
+) -> dict[str, Callable[[ScoredForecast], str]]:
+    """The dimensions forecasts are broken down by: the market's category, and the time from
+    the bet to the market's scheduled close (under a week, under a month, longer)."""
+    category: dict[ScoredForecast, str] = {}
+    horizon: dict[ScoredForecast, str] = {}
+    for score, row in forecasts:
+        category[row] = score.category or "uncategorised"
+        if score.closes_at is not None and score.bet_at is not None:
+            horizon[row] = horizon_bucket(score.closes_at - score.bet_at)
+        else:
+            horizon[row] = UNKNOWN
+    return {"category": category.__getitem__, "time_to_close": horizon.__getitem__}

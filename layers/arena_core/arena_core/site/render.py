@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
@@ -21,8 +20,16 @@ from markupsafe import Markup
 
 from arena_core.domain.cohort import METHODOLOGY_VERSION, Cohort
 from arena_core.domain.text import inert_text
-from arena_core.site import exports
-from arena_core.site.collect import AgentView, CohortView, DecisionView, FamilyView
+from arena_core.site import exports, pairwise, tables
+from arena_core.site.collect import (
+    AgentView,
+    CohortView,
+    DecisionView,
+    FamilyView,
+    LeaderboardData,
+)
+from arena_core.site.reliability import reliability_diagram
+from arena_core.site.statistics import Breakdown
 
 HERE = Path(__file__).parent
 COHORT_TABLES = (
@@ -48,6 +55,25 @@ def _fixed(value: Decimal | None, places: str) -> str:
 def _signed(value: Decimal | None) -> str:
     text = _fixed(value, "0.01")
     return text if value is None or text.startswith("-") else f"+{text}"
+
+
+def _decimal_places(value: float | None, places: int = 4, *, signed: bool = False) -> str:
+    """A computed statistic (a float) at ``places`` decimals, never "-0.000"."""
+    if value is None:
+        return "—"
+    text = f"{value:.{places}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")
+    elif signed and not text.startswith("-"):
+        text = f"+{text}"
+    return text
+
+
+def _sort_value(value: Decimal | float | int | None) -> str:
+    """A cell's ``data-value`` for sorting: exact, and empty when missing (sorted last)."""
+    if value is None:
+        return ""
+    return format(value, "f") if isinstance(value, Decimal) else repr(value)
 
 
 def _when(value: datetime | None) -> str:
@@ -78,7 +104,9 @@ def environment() -> Environment:
         pct=lambda v: "—" if v is None else f"{_fixed(v, '0.01')}%",
         share=lambda v: "—" if v is None else f"{_fixed(v * 100, '0.1')}%",
         prob=lambda v: _fixed(v, "0.0001"),
-        num=lambda v: "" if v is None else format(v, "f"),
+        num=_sort_value,
+        places=_decimal_places,
+        count=lambda v: "—" if v is None else f"{v:,.0f}",
         when=_when,
     )
     return env
@@ -139,22 +167,37 @@ class SiteRenderer:
         html = self._env.get_template(template).render(root=root, **self._common, **context)
         return html.encode()
 
-    def global_files(
-        self, families: Sequence[FamilyView], cohorts: Sequence[Cohort]
-    ) -> dict[str, bytes]:
-        rows = [f.row for f in families]
+    def global_files(self, board: LeaderboardData, cohorts: Sequence[Cohort]) -> dict[str, bytes]:
+        families = board.families
+        names = {f.spec.family_id: f.spec.display_name for f in families}
+        statistics = board.statistics
+        common = {"rules": board.rules, "cohorts": cohorts}
         files = {
             "index.html": self.page(
-                "index.html.j2", 0, title="Leaderboard", rows=rows, cohorts=cohorts
+                "index.html.j2",
+                0,
+                title="Leaderboard",
+                rows=[f.row for f in families],
+                market=statistics.market,
+                **common,
             ),
-            "methodology.html": self.page("methodology.html.j2", 0, title="Methodology"),
+            "pairwise.html": self.page(
+                "pairwise.html.j2",
+                0,
+                title="Every pair compared",
+                matrices=pairwise.matrices(statistics.pairs, names),
+                lines=pairwise.lines(statistics.pairs, names),
+                unshared=sum(p.result is None for p in statistics.pairs),
+            ),
+            "methodology.html": self.page("methodology.html.j2", 0, title="Methodology", **common),
             "data/index.html": self.page(
                 "data.html.j2",
                 1,
                 title="Data",
-                cohorts=cohorts,
                 tables=exports.TABLES,
+                global_tables=tables.GLOBAL_TABLES,
                 cohort_tables=COHORT_TABLES,
+                **common,
             ),
             "data/cohorts.json": json.dumps(
                 [
@@ -168,11 +211,22 @@ class SiteRenderer:
                 ],
                 indent=1,
             ).encode(),
-            **exports.table_files("data", "leaderboard", [asdict(r) for r in rows]),
         }
+        for table, rows in tables.global_tables(board).items():
+            files.update(exports.table_files("data", table, rows))
+        breakdowns: dict[str, list[Breakdown]] = {}
+        for b in statistics.breakdowns:
+            breakdowns.setdefault(b.family_id, []).append(b)
         for family in families:
+            calibration = family.stats.calibration
             files[f"models/{family.spec.family_id}.html"] = self.page(
-                "model.html.j2", 1, title=family.spec.display_name, view=family
+                "model.html.j2",
+                1,
+                title=family.spec.display_name,
+                view=family,
+                diagram=reliability_diagram(calibration.bins, calibration.market_bins),
+                breakdowns=breakdowns.get(family.spec.family_id, []),
+                rules=board.rules,
             )
         for name in ("style.css", "app.js"):
             files[f"static/{name}"] = (HERE / "static" / name).read_bytes()

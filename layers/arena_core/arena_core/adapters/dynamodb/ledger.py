@@ -267,7 +267,8 @@ def _settlement_item(settlement: Settlement) -> dict[str, Any]:
 
 
 def _score_item(score: BetScore) -> dict[str, Any]:
-    return encode(score, "score", k.score_key(score.agent_id, score.trade_id))
+    index = {k.GSI2PK: k.family_scores_index(score.family_id), k.GSI2SK: score.trade_id}
+    return encode(score, "score", k.score_key(score.agent_id, score.trade_id), **index)
 
 
 def _put_new(item: dict[str, Any]) -> dict[str, Any]:

@@ -42,6 +42,7 @@ LATEST = "LATEST#"
 FAMILY = "FAMILY#"
 # Index partitions.
 COHORTS_BY_STATUS = "COHORTS#"
+FAMILY_SCORES = "FAMILYSCORES#"
 OPEN_POSITIONS = "OPENPOS#"
 MARKET_POSITIONS = "MARKETPOS#"
 # Markets that hold or held a position and are not marked resolved (the name predates sold-out
@@ -167,6 +168,11 @@ def market_position_index(market_id: str) -> str:
 
 
 # --- markets, snapshots, read models ------------------------------------------------------------
+
+
+def family_scores_index(family_id: str) -> str:
+    """GSI2 partition of every bet score of a family (the statistics read it whole)."""
+    return f"{FAMILY_SCORES}{family_id}"
 
 
 def market_key(market_id: str) -> dict[str, str]:

@@ -103,6 +103,10 @@ class DynamoViewStore(ViewStore):
             found.append(from_flat(str(flat["family_id"]), flat))
         return {a.family_id: a for a in found}
 
+    def family_scores(self, family_id: str) -> list[BetScore]:
+        items = self.table.index_partition(k.GSI2, k.GSI2PK, k.family_scores_index(family_id))
+        return sorted((decode(BetScore, i) for i in items), key=lambda s: s.trade_id)
+
     def put_series(self, points: Sequence[SeriesPoint]) -> None:
         self.table.batch_put(
             [encode(p, "series", k.series_key(p.family_id, p.resolution, p.bucket)) for p in points]

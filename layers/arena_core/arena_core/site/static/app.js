@@ -15,11 +15,24 @@ function setupRanges(section) {
   });
 }
 
+// A cell's sort key; null when the value is missing (an empty data-value), which sorts last in
+// either direction: a family without a Brier is never "best" by Brier.
 function cellValue(row, index) {
   const cell = row.cells[index];
   const raw = cell.dataset.value !== undefined ? cell.dataset.value : cell.textContent;
-  const number = Number.parseFloat(raw);
-  return Number.isNaN(number) || raw.trim() === "" ? raw.toLowerCase() : number;
+  if (raw.trim() === "") {
+    return null;
+  }
+  const number = Number(raw);
+  return Number.isNaN(number) ? raw.toLowerCase() : number;
+}
+
+function compareCells(x, y, ascending) {
+  if (x === null || y === null) {
+    return x === y ? 0 : x === null ? 1 : -1;
+  }
+  const order = x < y ? -1 : x > y ? 1 : 0;
+  return ascending ? order : -order;
 }
 
 function setupSorting(table) {
@@ -31,12 +44,7 @@ function setupSorting(table) {
       table.querySelectorAll("th button[data-sort]").forEach((b) => b.removeAttribute("aria-sort"));
       button.setAttribute("aria-sort", ascending ? "ascending" : "descending");
       const rows = Array.from(body.rows);
-      rows.sort((a, b) => {
-        const x = cellValue(a, index);
-        const y = cellValue(b, index);
-        const order = x < y ? -1 : x > y ? 1 : 0;
-        return ascending ? order : -order;
-      });
+      rows.sort((a, b) => compareCells(cellValue(a, index), cellValue(b, index), ascending));
       rows.forEach((row) => body.appendChild(row));
     });
   });
