@@ -1,4 +1,5 @@
-"""Prompt size for a 500-market universe from ../shared/fixtures and 20 open positions.
+"""Prompt size for a 500-market universe from ../shared/fixtures and 20 open positions, under
+methodology v1 and under v1+panel (the same, plus a 30-market forecast panel drawn from it).
 
 Target: the whole prompt (system + user) at most 64 KB. Run with `make bench`.
 """
@@ -6,13 +7,15 @@ Target: the whole prompt (system + user) at most 64 KB. Run with `make bench`.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from arena_core.adapters.polymarket import parse_market
 from arena_core.domain.market import MarketStatus
-from arena_core.protocol.prompt import PositionLine, build_prompt
+from arena_core.domain.panel import Panel, select_panel
+from arena_core.protocol.prompt import PositionLine, Prompt, build_prompt
 
 DUMP = (
     Path(__file__).resolve().parents[2]
@@ -43,19 +46,38 @@ def main() -> None:
         )
         for index in range(20)
     ]
-    prompt = build_prompt(
-        now=datetime(2026, 3, 1, 0, 5, tzinfo=UTC),
-        cohort_id="c2026-03-01",
+    # The dump was recorded at the start of February 2026: its end dates fall after that week.
+    week = datetime(2026, 2, 1, tzinfo=UTC)
+    run_at = week + timedelta(minutes=5)
+    panel = select_panel(
+        markets, week_start=week, run_at=run_at, size=30, horizon=timedelta(days=60)
+    )
+    print(f"markets={len(markets)} positions={len(positions)} panel={len(panel.markets)}")
+    for name, chosen in (("v1", None), ("v1+panel", panel)):
+        report(name, prompt(run_at, markets, positions, chosen))
+
+
+def prompt(
+    run_at: datetime, markets: list[Any], positions: list[PositionLine], panel: Panel | None
+) -> Prompt:
+    return build_prompt(
+        now=run_at,
+        cohort_id="c2026-02-01",
         week=1,
         cash=Decimal("7523.45"),
         positions=positions,
         markets=markets,
+        panel=panel,
     )
+
+
+def report(name: str, prompt: Prompt) -> None:
     system, user = len(prompt.system.encode()), len(prompt.user.encode())
     total = system + user
-    print(f"markets={len(markets)} positions={len(positions)}")
-    print(f"system_bytes={system} user_bytes={user} total_bytes={total}")
-    print(f"target_bytes={TARGET} within_target={total <= TARGET} ratio={total / TARGET:.3f}")
+    print(
+        f"{name}: system_bytes={system} user_bytes={user} total_bytes={total} "
+        f"target_bytes={TARGET} within_target={total <= TARGET} ratio={total / TARGET:.3f}"
+    )
 
 
 if __name__ == "__main__":

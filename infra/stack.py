@@ -16,6 +16,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
+from arena_core.domain.panel import Methodology
 from infra.constructs.functions import Functions
 from infra.constructs.grants import Targets, apply_grants
 from infra.constructs.layer import CoreLayer
@@ -24,6 +25,15 @@ from infra.constructs.schedules import Schedules
 from infra.constructs.site import SiteDistribution
 from infra.constructs.storage import Storage
 from infra.constructs.workflow import DecisionWorkflow
+
+
+def methodology(context: object) -> str:
+    """The methodology context value, checked at synth: a typo fails here, not in a Lambda."""
+    value = str(context or Methodology.V1.value)
+    if value not in {m.value for m in Methodology}:
+        choices = ", ".join(m.value for m in Methodology)
+        raise ValueError(f"arena:methodology must be one of {choices}, got {value!r}")
+    return value
 
 
 class ArenaStack(Stack):
@@ -51,6 +61,8 @@ class ArenaStack(Stack):
                 "ARENA_INCLUDE_LLMS": str(
                     self.node.try_get_context("arena:includeLlms") is not False
                 ).lower(),
+                # What new cohorts freeze: v1 (default) or v1+panel (-c arena:methodology=...).
+                "ARENA_METHODOLOGY": methodology(self.node.try_get_context("arena:methodology")),
             },
         )
         apply_grants(

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from arena_core.domain.panel import Methodology
 from arena_core.errors import ArenaError, ConfigurationError
 
 DEFAULT_STACK = "ForecasterArena"
@@ -80,6 +81,13 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--start", type=_week, help="a day in the first week (default: today)")
     demo.add_argument("--llm-base-url", help="an OpenAI-compatible server instead of OpenRouter")
     demo.add_argument("--llm-model", help="send every model family to this one model")
+    demo.add_argument(
+        "--methodology",
+        type=Methodology,
+        choices=list(Methodology),
+        default=Methodology.V1,
+        help="the protocol the cohorts freeze: v1 (default) or v1+panel (plus the forecast panel)",
+    )
     demo.add_argument(
         "--site-refresh",
         type=int,
@@ -149,6 +157,7 @@ def _demo(args: argparse.Namespace) -> int:
         llm_base_url=args.llm_base_url,
         llm_model=args.llm_model,
         site_refresh_minutes=args.site_refresh,
+        methodology=args.methodology,
         dynamodb_endpoint=args.dynamodb_endpoint,
     )
     run_demo(request)  # a fault run whose ledger differs raises: exit 2 with the reason

@@ -29,7 +29,7 @@ import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -123,12 +123,15 @@ def _clip(value: float) -> str:
 
 
 def fields_at(plan: Plan, *, seed: int, start: datetime, moment: datetime) -> dict[str, Any]:
-    """The Gamma fields of a planned market at ``moment``."""
+    """The Gamma fields of a planned market at ``moment``; one that ends within the span shows
+    its simulated end as its ``endDate`` (a recorded end date lies in the recording's past)."""
+    ends = {} if plan.resolves_at is None else {"endDate": _gamma_time(plan.resolves_at)}
     if plan.resolves_at is not None and moment >= plan.resolves_at:
         resolved = plan.final_status == "resolved"
         fields: dict[str, Any] = {
             "closed": True,
             "outcomePrices": json.dumps(list(plan.final_prices or ())),
+            **ends,
         }
         fields["umaResolutionStatus"] = "resolved" if resolved else (plan.final_status or None)
         return fields
@@ -148,7 +151,12 @@ def fields_at(plan: Plan, *, seed: int, start: datetime, moment: datetime) -> di
         "closed": False,
         "umaResolutionStatus": None,
         "outcomePrices": json.dumps([_clip(p) for p in prices]),
+        **ends,
     }
+
+
+def _gamma_time(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class PriceSimulation:

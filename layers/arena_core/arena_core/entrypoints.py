@@ -8,7 +8,7 @@ function never imports the site renderer and Jinja2): cold-start budget.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
@@ -18,6 +18,7 @@ from arena_core.constants import SNAPSHOT_PERIOD
 
 if TYPE_CHECKING:  # the workflow's models load only in the functions of the workflow
     from arena_core.services.open_cohort import OpenCohortResult
+    from arena_core.services.panel import PanelSettings
     from arena_core.services.publish_site import SiteReport
     from arena_core.workflow import DecideInput, DecideOutput, FinalizeInput, PreparedRun, RunInput
 
@@ -53,12 +54,20 @@ class ResolveResult(_Result):
     failed_market_ids: tuple[str, ...]
     completed_cohorts: tuple[str, ...]
     site_uploaded: int
+    panel_scored: int = 0  # v1+panel questions scored now
+    panel_void: int = 0
+
+
+def panel_settings(c: Container) -> PanelSettings:
+    from arena_core.services.panel import PanelSettings  # noqa: PLC0415
+
+    return PanelSettings(c.settings.panel_size, timedelta(days=c.settings.panel_horizon_days))
 
 
 def open_cohort(c: Container) -> OpenCohortResult:
     from arena_core.services.open_cohort import OpenCohortService  # noqa: PLC0415
 
-    return OpenCohortService(c.stores.cohorts, c.clock, c.lineup).open()
+    return OpenCohortService(c.stores.cohorts, c.clock, c.lineup, c.settings.methodology).open()
 
 
 def prepare(c: Container, event: RunInput) -> PreparedRun:
@@ -70,12 +79,13 @@ def prepare(c: Container, event: RunInput) -> PreparedRun:
         else None
     )
     service = PrepareRunService(
-        c.stores.cohorts,
+        c.stores,
         c.market_source,
         c.blobs,
         c.clock,
         universe_size=c.settings.universe_size,
         horizon=c.settings.decision_horizon,
+        panel=panel_settings(c),
     )
     request = RunRequest(week, event.cohort_ids, event.agent_ids, event.max_concurrency or 0)
     return service.prepare(request)
@@ -95,6 +105,7 @@ def decide(c: Container, item: DecideInput) -> DecideOutput:
         format_retries=c.settings.format_retries,
         max_attempts=c.settings.max_attempts,
         lease=c.lease,
+        panel=panel_settings(c),
     )
     # The execution names the run: a retried step of the same run takes its claim over (the
     # invocation it replaces, if still alive, is fenced out: each invocation owns the claim
@@ -171,7 +182,7 @@ def resolve(c: Container) -> ResolveResult:
     from arena_core.services.resolution import ResolutionService  # noqa: PLC0415
 
     report = ResolutionService(c.stores, c.market_source, c.clock).run()
-    changed = bool(report.settled or report.completed_cohorts)
+    changed = bool(report.settled or report.completed_cohorts or report.panel.scored)
     site = publish_site(c) if changed and site_refresh_due(c) else None
     return ResolveResult(
         checked=report.checked,
@@ -179,4 +190,6 @@ def resolve(c: Container) -> ResolveResult:
         failed_market_ids=report.failed_market_ids,
         completed_cohorts=report.completed_cohorts,
         site_uploaded=site.uploaded if site else 0,
+        panel_scored=len(report.panel.scored),
+        panel_void=len(report.panel.void),
     )

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from arena_core.domain.panel import Methodology
+
 
 class ArenaSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ARENA_", extra="ignore", frozen=True)
@@ -40,3 +42,9 @@ class ArenaSettings(BaseSettings):
     # cohorts; below that it is listed as provisional, without rank.
     min_forecasts: int = Field(default=30, ge=1)
     min_cohorts: int = Field(default=2, ge=1)
+    # The protocol new cohorts freeze when they open: v1 (the seeds'), or v1+panel (v1 plus
+    # stated probabilities on a forecast panel of panel_size markets closing within
+    # panel_horizon_days). Cohorts already open keep theirs.
+    methodology: Methodology = Methodology.V1
+    panel_size: int = Field(default=30, ge=1, le=100)
+    panel_horizon_days: int = Field(default=60, ge=1, le=365)

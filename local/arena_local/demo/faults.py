@@ -22,6 +22,7 @@ from arena_core.ports.stores import (
     DecisionStore,
     LedgerStore,
     MarketStore,
+    PanelStore,
     Stores,
     ViewStore,
 )
@@ -107,4 +108,5 @@ def faulty_stores(stores: Stores, injector: FaultInjector) -> Stores:
         ledger=cast(LedgerStore, FaultyRole(stores.ledger, injector)),
         markets=cast(MarketStore, FaultyRole(stores.markets, injector)),
         views=cast(ViewStore, FaultyRole(stores.views, injector)),
+        panel=cast(PanelStore, FaultyRole(stores.panel, injector)),
     )

@@ -20,6 +20,7 @@ import httpx
 
 from arena_core.adapters.site_publishers import MANIFEST
 from arena_core.domain.lineup import BASELINES, AgentKind, AgentSpec, default_lineup
+from arena_core.domain.panel import Methodology
 from arena_local.demo.errors import DemoError, LedgerMismatchDemoError
 from arena_local.demo.faults import FaultInjector
 from arena_local.demo.ledger import differences, totals, write_ledger
@@ -55,6 +56,7 @@ class DemoRequest:
     llm_model: str | None = None
     site_refresh_minutes: int = 10080
     dynamodb_endpoint: str | None = None
+    methodology: Methodology = Methodology.V1
 
 
 def llm_options(request: DemoRequest) -> LLMOptions | None:
@@ -190,6 +192,7 @@ def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
         llm=llm,
         site_refresh_minutes=request.site_refresh_minutes,
         dynamodb_endpoint=request.dynamodb_endpoint,
+        methodology=request.methodology,
     )
     clean = _run(options, markets, template, None, stream)
     write_ledger(clean.ledger, request.out / LEDGER_FILE)

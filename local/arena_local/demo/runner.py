@@ -42,6 +42,7 @@ from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.constants import METRICS_NAMESPACE
 from arena_core.domain.cohort import week_start_for
 from arena_core.domain.lineup import AgentSpec
+from arena_core.domain.panel import Methodology
 from arena_core.observability import logger, metrics
 from arena_core.ports.clock import FixedClock
 from arena_core.ports.llm import LLMClient
@@ -98,6 +99,7 @@ class RunOptions:
     llm: LLMOptions | None = None
     site_refresh_minutes: int = 10080  # weekly, plus every decision run and the end
     universe_size: int = 500
+    methodology: Methodology = Methodology.V1
     # A real DynamoDB endpoint (DynamoDB Local, say) instead of moto's: requests then run with
     # true concurrency, each run in a table of its own.
     dynamodb_endpoint: str | None = None
@@ -275,6 +277,7 @@ class DemoRun:
             baseline_seed=self.options.seed,
             site_refresh_minutes=self.options.site_refresh_minutes,
             llm_model_override=llm.model_override if llm else None,
+            methodology=self.options.methodology,
         )
         bootstrap.reset(bootstrap.Container(settings, clock=self.clock, injected=injected))
         return stores

@@ -12,6 +12,7 @@ from arena_local.memory.cohorts import MemoryCohortStore
 from arena_local.memory.decisions import MemoryDecisionStore
 from arena_local.memory.ledger import MemoryLedgerStore
 from arena_local.memory.markets import MemoryMarketStore
+from arena_local.memory.panel import MemoryPanelStore
 from arena_local.memory.state import MemoryState
 from arena_local.memory.views import MemoryViewStore
 
@@ -27,4 +28,5 @@ def memory_stores(state: MemoryState | None = None) -> Stores:
         ledger=MemoryLedgerStore(shared),
         markets=MemoryMarketStore(shared),
         views=MemoryViewStore(shared),
+        panel=MemoryPanelStore(shared),
     )

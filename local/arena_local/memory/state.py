@@ -12,6 +12,7 @@ from arena_core.domain.aggregates import FamilyAggregate
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.decisions import DecisionRecord
 from arena_core.domain.market import Market
+from arena_core.domain.panel import PanelQuestion, PanelScore
 from arena_core.domain.portfolio import (
     BetScore,
     PortfolioSnapshot,
@@ -63,6 +64,8 @@ class MemoryState:
     latest: dict[str, PortfolioSnapshot] = field(default_factory=dict)
     aggregates: dict[str, FamilyAggregate] = field(default_factory=dict)
     series: dict[tuple[str, str], TimeIndex[SeriesPoint]] = field(default_factory=dict)
+    panel_questions: dict[str, PanelQuestion] = field(default_factory=dict)  # by question id
+    panel_scores: dict[str, list[PanelScore]] = field(default_factory=dict)  # by question id
 
     def require_agent(self, agent_id: str) -> Agent:
         agent = self.agents.get(agent_id)

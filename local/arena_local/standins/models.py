@@ -23,7 +23,7 @@ from arena_local.standins.completions import (
 from arena_local.standins.foresight import Foresight
 from arena_local.standins.lineup import MODEL_PREFIX
 from arena_local.standins.malformed import garble, is_malformed
-from arena_local.standins.policy import decide, hold, seeds_for
+from arena_local.standins.policy import decide, hold, panel_forecasts, seeds_for
 from arena_local.standins.profiles import PROFILES, Profile
 from arena_local.standins.reading import is_prompt, read_prompt
 
@@ -74,6 +74,9 @@ class StandInModels:
             return json.dumps(hold("I see no decision prompt with a portfolio and markets."))
         attempt = 1 + sum(m.role == "assistant" for m in messages[at + 1 :])
         seeds = seeds_for(self.seed, profile.family_id, view)
-        text = json.dumps(decide(view, self.foresight, profile, seeds))
+        reply = decide(view, self.foresight, profile, seeds)
+        if view.panel:
+            reply["forecasts"] = panel_forecasts(view, self.foresight, profile, seeds)
+        text = json.dumps(reply)
         key = seeds.decision
         return garble(text, key, attempt) if is_malformed(key, attempt) else text

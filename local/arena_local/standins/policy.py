@@ -40,6 +40,7 @@ MAX_SELLS = 3
 SHORTLIST = 25
 UNKNOWN = Foresight(resolves=False)
 Reply = dict[str, Any]
+PANEL_OMISSION_RATE = 0.004  # per panel market: about one decision in nine leaves one out
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,23 @@ def _bet(bets: Sequence[tuple[Pick, Decimal]]) -> Reply:
         ],
         "reasoning": f"Underpriced by my estimates: {shown}{more}.",
     }
+
+
+def panel_forecasts(
+    view: PromptView, foresight: Mapping[str, Foresight], profile: Profile, seeds: Seeds
+) -> list[dict[str, Any]]:
+    """P(YES) for every panel market, with the same skill and noise as the stand-in's trading
+    beliefs; a seeded few are left out (the retries then ask again, in vain: the stand-in is
+    deterministic, so they end as flagged fill-ins)."""
+    found = []
+    for row in view.panel:
+        rng = random.Random(f"{seeds.decision}:panel:{row.market_id}")
+        if rng.random() < PANEL_OMISSION_RATE:
+            continue
+        known = foresight.get(row.market_id, UNKNOWN)
+        p_yes = _belief(row.yes_price, _truth(known, 0, 2), profile, rng)
+        found.append({"market_id": row.market_id, "p_yes": round(p_yes, 3)})
+    return found
 
 
 def decide(

@@ -3,7 +3,8 @@
 The stand-ins see exactly what a real model sees (``arena_core.protocol.prompt``), so they read
 the same text: the ``cash=… max_bet=… min_bet=…`` line, the position rows
 (``position_id|market_id|side|shares|avg_price|price_now|value|unrealized_pnl``) and the market
-rows (``id|question|category|prices|volume_usd|closes``). A row that does not read cleanly is
+rows (``id|question|category|prices|volume_usd|closes``), and under v1+panel the forecast panel's
+rows (``id|question|category|closes|yes_price``). A row that does not read cleanly is
 skipped, as a careful model would pass over a market it cannot make sense of.
 """
 
@@ -16,6 +17,8 @@ from decimal import Decimal, InvalidOperation
 
 PORTFOLIO = "PORTFOLIO"
 MARKETS = "MARKETS ("
+PANEL = "FORECAST PANEL ("
+PANEL_FIELDS = 5
 _NUMBERS = re.compile(r"(\w+)=(-?[0-9]+(?:\.[0-9]+)?)")
 _POSITIONS = re.compile(r"^(\d+) open positions")
 _DATE = re.compile(r"^Date: (.+?) UTC\.")
@@ -40,6 +43,14 @@ class MarketRow:
 
 
 @dataclass(frozen=True)
+class PanelRow:
+    """A panel market (methodology v1+panel): the reply states P(YES) for each."""
+
+    market_id: str
+    yes_price: float
+
+
+@dataclass(frozen=True)
 class PositionRow:
     position_id: str
     market_id: str
@@ -56,6 +67,7 @@ class PromptView:
     min_bet: Decimal
     positions: tuple[PositionRow, ...]
     markets: tuple[MarketRow, ...]
+    panel: tuple[PanelRow, ...] = ()
 
 
 def is_prompt(text: str) -> bool:
@@ -111,6 +123,15 @@ def position_row(line: str) -> PositionRow | None:
     return PositionRow(cells[0], cells[1], cells[2], avg_price, price_now)
 
 
+def panel_row(line: str) -> PanelRow | None:
+    """``id|question|category|closes|yes_price``."""
+    cells = line.split("|")
+    if len(cells) != PANEL_FIELDS:
+        return None
+    price = _price(cells[4])
+    return None if price is None else PanelRow(cells[0], price)
+
+
 def _section(lines: Sequence[str], start: int) -> list[str]:
     """The lines from ``start`` up to the next blank line."""
     end = start
@@ -141,6 +162,8 @@ def read_prompt(text: str) -> PromptView | None:
     header = next((i for i, line in enumerate(lines) if line.startswith(MARKETS)), None)
     rows = _section(lines, header + 1) if header is not None else []
     parsed = (market_row(line) for line in rows)
+    at = next((i for i, line in enumerate(lines) if line.startswith(PANEL)), None)
+    panel = (panel_row(line) for line in (_section(lines, at + 1) if at is not None else []))
     date = _DATE.match(lines[0])
     return PromptView(
         header=lines[0],
@@ -149,4 +172,5 @@ def read_prompt(text: str) -> PromptView | None:
         min_bet=numbers["min_bet"],
         positions=positions,
         markets=tuple(m for m in parsed if m is not None),
+        panel=tuple(p for p in panel if p is not None),
     )

@@ -24,7 +24,7 @@ def prepare(week_start: datetime) -> None:
     stores = memory_stores()
     open_cohort(stores)
     service = PrepareRunService(
-        stores.cohorts, StaticMarketSource([binary("m1")]), InMemoryBlobStore(), FixedClock(NOW)
+        stores, StaticMarketSource([binary("m1")]), InMemoryBlobStore(), FixedClock(NOW)
     )
     service.prepare(RunRequest(week_start=week_start))
 

@@ -5,6 +5,10 @@
   the calibration a model must beat.
 - ``always-hold`` never trades: the zero line.
 - ``random`` is seeded per (seed, agent, week): reproducible noise.
+
+Under v1+panel they forecast the panel too: the follower states the market's price (skill 0
+against the market by construction: a check on the pipeline), random a uniform draw, always-hold
+0.5.
 """
 
 from __future__ import annotations
@@ -17,15 +21,25 @@ from typing import Any
 
 from arena_core.domain.market import Market, MarketStatus
 from arena_core.domain.money import CENT
+from arena_core.domain.panel import PanelMarket
 from arena_core.domain.rules import MIN_BET, max_bet
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.llm import ChatMessage, LLMResponse
 
 FOLLOWER_BETS = 5
 FAVOURITE_BAND = (Decimal("0.05"), Decimal("0.95"))
+HALF = Decimal("0.5")
 
 
-def _reply(model: str, payload: dict[str, Any]) -> LLMResponse:
+def _forecasts(context: AgentContext, p_yes: Callable[[PanelMarket], Decimal]) -> list[Any]:
+    """The panel forecasts (v1+panel) of a baseline: ``p_yes`` for each panel market."""
+    markets = context.panel.markets if context.panel is not None else ()
+    return [{"market_id": m.market_id, "p_yes": str(p_yes(m))} for m in markets]
+
+
+def _reply(model: str, payload: dict[str, Any], forecasts: Sequence[Any] = ()) -> LLMResponse:
+    if forecasts:
+        payload = {**payload, "forecasts": list(forecasts)}
     text = json.dumps(payload, sort_keys=True)
     return LLMResponse(content=text, model=f"baseline/{model}", provider="baseline", raw_body=text)
 
@@ -47,6 +61,8 @@ def _favourite(market: Market) -> tuple[str, Decimal] | None:
 class MarketFollower(ForecastAgent):
     def respond(self, messages: Sequence[ChatMessage], context: AgentContext) -> LLMResponse:
         del messages  # baselines read the structured context, not the prompt
+        # The market's own price: skill 0 against the market by construction (a pipeline check).
+        forecasts = _forecasts(context, lambda m: m.p_yes)
         held = {(p.market_id, p.side) for p in context.positions}
         cash, bets = context.cash, []
         for market in _tradable(context.markets):
@@ -62,17 +78,19 @@ class MarketFollower(ForecastAgent):
             if len(bets) == FOLLOWER_BETS:
                 break
         if not bets:
-            return _reply(
-                "market-follower", {"action": "HOLD", "reasoning": "no favourite to follow"}
-            )
+            hold = {"action": "HOLD", "reasoning": "no favourite to follow"}
+            return _reply("market-follower", hold, forecasts)
         reasoning = "Follow the market: back each favourite with confidence equal to its price."
-        return _reply("market-follower", {"action": "BET", "bets": bets, "reasoning": reasoning})
+        bet = {"action": "BET", "bets": bets, "reasoning": reasoning}
+        return _reply("market-follower", bet, forecasts)
 
 
 class AlwaysHold(ForecastAgent):
     def respond(self, messages: Sequence[ChatMessage], context: AgentContext) -> LLMResponse:
-        del messages, context
-        return _reply("always-hold", {"action": "HOLD", "reasoning": "The baseline never trades."})
+        del messages
+        forecasts = _forecasts(context, lambda _: HALF)
+        hold = {"action": "HOLD", "reasoning": "The baseline never trades."}
+        return _reply("always-hold", hold, forecasts)
 
 
 class RandomAgent(ForecastAgent):
@@ -82,14 +100,19 @@ class RandomAgent(ForecastAgent):
     def respond(self, messages: Sequence[ChatMessage], context: AgentContext) -> LLMResponse:
         del messages
         rng = random.Random(f"{self._seed}:{context.agent_id}:{context.week}")
+        # Its own stream: the trading draws stay what they were without a panel.
+        draws = random.Random(f"{self._seed}:{context.agent_id}:{context.week}:panel")
+        forecasts = _forecasts(context, lambda _: Decimal(f"{draws.random():.3f}"))
         roll = rng.random()
         if context.positions and roll < 0.2:
             position = rng.choice(list(context.positions))
             sell = {"position_id": position.position_id, "percentage": rng.choice([25, 50, 100])}
-            return _reply("random", {"action": "SELL", "sells": [sell], "reasoning": "random sell"})
+            return _reply(
+                "random", {"action": "SELL", "sells": [sell], "reasoning": "random sell"}, forecasts
+            )
         markets = [m for m in _tradable(context.markets) if _favourite(m) is not None]
         if roll < 0.4 or not markets:
-            return _reply("random", {"action": "HOLD", "reasoning": "random hold"})
+            return _reply("random", {"action": "HOLD", "reasoning": "random hold"}, forecasts)
         cash, bets = context.cash, []
         for market in rng.sample(markets, k=min(len(markets), rng.randint(1, 3))):
             limit = max_bet(cash)
@@ -100,8 +123,12 @@ class RandomAgent(ForecastAgent):
             bets.append({"market_id": market.market_id, "side": side, "amount": str(amount)})
             cash -= amount
         if not bets:
-            return _reply("random", {"action": "HOLD", "reasoning": "random hold: no cash to bet"})
-        return _reply("random", {"action": "BET", "bets": bets, "reasoning": "random bets"})
+            return _reply(
+                "random", {"action": "HOLD", "reasoning": "random hold: no cash to bet"}, forecasts
+            )
+        return _reply(
+            "random", {"action": "BET", "bets": bets, "reasoning": "random bets"}, forecasts
+        )
 
 
 BASELINE_AGENTS: dict[str, Callable[[], ForecastAgent]] = {

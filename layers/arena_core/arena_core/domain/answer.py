@@ -1,4 +1,5 @@
-"""What an agent answers (methodology v1 §8): BET, SELL or HOLD, with its reasoning.
+"""What an agent answers (methodology v1 §8): BET, SELL or HOLD, with its reasoning (and, under
+``v1+panel``, its forecasts for the panel).
 
 The reply format that carries it is `arena_core.protocol`; this is the structurally valid answer the
 parser produces, before any rule is checked against a portfolio.
@@ -12,6 +13,7 @@ from enum import StrEnum
 from pydantic import model_validator
 
 from arena_core.domain.base import DomainModel
+from arena_core.domain.panel import StatedForecast
 from arena_core.domain.text import CleanText
 
 
@@ -39,6 +41,9 @@ class Answer(DomainModel):
     bets: tuple[BetInstruction, ...] = ()
     sells: tuple[SellInstruction, ...] = ()
     reasoning: CleanText = ""
+    # v1+panel: the probabilities stated for the forecast panel, as the reply gave them.
+    forecasts: tuple[StatedForecast, ...] = ()
+    forecast_errors: tuple[str, ...] = ()  # entries of 'forecasts' that could not be read
 
     @model_validator(mode="after")
     def _shape_matches_action(self) -> Answer:

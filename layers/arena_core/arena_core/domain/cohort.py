@@ -67,13 +67,16 @@ class Cohort(DomainModel):
         return _require_aware(value)
 
     @classmethod
-    def open(cls, moment: datetime, lineup: tuple[AgentSpec, ...]) -> Cohort:
+    def open(
+        cls, moment: datetime, lineup: tuple[AgentSpec, ...], methodology: str = METHODOLOGY_VERSION
+    ) -> Cohort:
         start = week_start_for(moment)
         return cls(
             cohort_id=cohort_id_for(start),
             week_start=start,
             created_at=_require_aware(moment),
             lineup=lineup,
+            methodology_version=methodology,
         )
 
     def agents(self) -> tuple[Agent, ...]:

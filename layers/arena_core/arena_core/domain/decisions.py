@@ -13,7 +13,9 @@ from decimal import Decimal
 
 from arena_core.domain.answer import Action, Answer, BetInstruction, SellInstruction
 from arena_core.domain.base import DomainModel
+from arena_core.domain.coherence import TradeCoherence
 from arena_core.domain.decision_status import DecisionStatus
+from arena_core.domain.panel import PanelForecast
 from arena_core.errors import (
     AttemptsExhaustedError,
     ClaimConflictError,
@@ -65,6 +67,11 @@ class Consultation(DomainModel):
     prompt_ref: str
     responses: tuple[ResponseAudit, ...]
     reasoning_ref: str | None = None
+    # v1+panel: one forecast per panel market (fill-ins flagged), and what was wrong with the
+    # stated ones after the format retries, if anything.
+    forecasts: tuple[PanelForecast, ...] = ()
+    forecast_problems: str | None = None
+    cash_before: Decimal | None = None  # v1+panel: cash when asked (bet sizes vs Kelly)
 
 
 class TradeAudit(DomainModel):
@@ -96,6 +103,9 @@ class DecisionOutcome(DomainModel):
     executed: int
     rejected: int
     reasoning_ref: str | None = None  # the whole reasoning, when ``reasoning`` is an excerpt
+    forecasts: tuple[PanelForecast, ...] = ()  # v1+panel: as in the consultation
+    forecast_problems: str | None = None
+    coherence: tuple[TradeCoherence, ...] = ()  # v1+panel: buys on panel markets vs forecasts
 
     @property
     def transport_retries(self) -> int:

@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from arena_core.domain.holdings import PositionLine
 from arena_core.domain.market import Market
+from arena_core.domain.panel import Panel
 from arena_core.ports.llm import ChatMessage, LLMResponse
 
 
@@ -26,6 +27,7 @@ class AgentContext:
     cash: Decimal
     positions: Sequence[PositionLine]
     markets: Sequence[Market]
+    panel: Panel | None = None  # v1+panel: the markets to state P(YES) for
 
 
 class ForecastAgent(ABC):

@@ -1,7 +1,7 @@
 """Everything the services persist, by role; each service asks only for the roles it uses.
 
 A service declares its needs as a protocol combining the ``With*`` roles below (deciding needs
-cohorts, decisions, the ledger and markets; a snapshot needs no decisions); ``Stores``, the five
+cohorts, decisions, the ledger and markets; a snapshot needs no decisions); ``Stores``, the six
 roles of one store, satisfies any such combination. Implementations share one store underneath
 (DynamoDB: one table; in memory: one lock), which is what makes a trade's cash, position and
 decision progress one atomic change across roles.
@@ -16,6 +16,7 @@ from arena_core.ports.cohort_store import CohortStore
 from arena_core.ports.decision_store import DecisionStore
 from arena_core.ports.ledger_store import LedgerStore
 from arena_core.ports.market_store import MarketStore
+from arena_core.ports.panel_store import PanelStore
 from arena_core.ports.view_store import ViewStore
 
 __all__ = [
@@ -23,12 +24,14 @@ __all__ = [
     "DecisionStore",
     "LedgerStore",
     "MarketStore",
+    "PanelStore",
     "Stores",
     "ViewStore",
     "WithCohorts",
     "WithDecisions",
     "WithLedger",
     "WithMarkets",
+    "WithPanel",
     "WithViews",
 ]
 
@@ -53,6 +56,11 @@ class WithMarkets(Protocol):
     def markets(self) -> MarketStore: ...
 
 
+class WithPanel(Protocol):
+    @property
+    def panel(self) -> PanelStore: ...
+
+
 class WithViews(Protocol):
     @property
     def views(self) -> ViewStore: ...
@@ -60,10 +68,11 @@ class WithViews(Protocol):
 
 @dataclass(frozen=True)
 class Stores:
-    """The five roles of one store, as the composition root hands them out."""
+    """The six roles of one store, as the composition root hands them out."""
 
     cohorts: CohortStore
     decisions: DecisionStore
     ledger: LedgerStore
     markets: MarketStore
     views: ViewStore
+    panel: PanelStore

@@ -16,6 +16,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from arena_core.domain.holdings import PositionLine
 from arena_core.domain.market import Market, MarketStatus
 from arena_core.domain.money import CENT
+from arena_core.domain.panel import Panel, PanelMarket
 from arena_core.domain.rules import MAX_BET_FRACTION, MIN_BET, max_bet
 
 QUESTION_LIMIT = 160
@@ -39,6 +40,13 @@ Answer with exactly one JSON object and nothing else, in one of these forms:
 {{"action": "BET", "bets": [{{"market_id": "<id>", "side": "YES", "amount": 500}}], "reasoning": "<why>"}}
 {{"action": "SELL", "sells": [{{"position_id": "<id>", "percentage": 50}}], "reasoning": "<why>"}}
 {{"action": "HOLD", "reasoning": "<why>"}}"""
+
+
+PANEL_RULES = """
+
+Forecast panel (methodology v1+panel): the message lists the panel's markets. In the same JSON object, add your probability that each one resolves YES (for a market with named outcomes: the first one), one entry per panel market:
+"forecasts": [{"market_id": "<id>", "p_yes": 0.62}, ...]
+Forecasts do not trade and do not change the trading rules. At resolution they are scored with proper scoring rules (Brier and log score), against the market's price and against the other models: say what you believe."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +117,27 @@ def _position_row(line: PositionLine) -> str:
     )
 
 
+def _panel_row(market: PanelMarket) -> str:
+    return "|".join(
+        (
+            one_line(market.market_id, ID_LIMIT),
+            one_line(market.question),
+            one_line(market.category, 30),
+            market.end_date.date().isoformat(),
+            price_text(market.p_yes),
+        )
+    )
+
+
+def _panel_lines(panel: Panel) -> list[str]:
+    return [
+        "",
+        f"FORECAST PANEL ({len(panel.markets)} markets; state p_yes for each; "
+        "id|question|category|closes|yes_price):",
+        *(_panel_row(m) for m in panel.markets),
+    ]
+
+
 def build_prompt(
     *,
     now: datetime,
@@ -117,8 +146,10 @@ def build_prompt(
     cash: Decimal,
     positions: Sequence[PositionLine],
     markets: Sequence[Market],
+    panel: Panel | None = None,
 ) -> Prompt:
-    """The system and user prompts for one agent of one decision run."""
+    """The system and user prompts for one agent of one decision run; with a ``panel``
+    (methodology v1+panel) the panel follows the portfolio and the reply carries forecasts."""
     lines = [
         f"Date: {now.strftime('%Y-%m-%d %H:%M')} UTC. Cohort {cohort_id}, decision week {week}.",
         "",
@@ -133,11 +164,15 @@ def build_prompt(
         lines.extend(_position_row(p) for p in positions)
     else:
         lines.append("no open positions")
+    if panel is not None:
+        lines += _panel_lines(panel)
     lines += [
         "",
         f"MARKETS ({len(markets)}, highest volume first; id|question|category|prices|volume_usd|closes):",
         *(_market_row(m) for m in markets),
         "",
-        "Decide now: one JSON object (BET, SELL or HOLD) with your reasoning.",
+        "Decide now: one JSON object (BET, SELL or HOLD) with your reasoning"
+        + (" and your forecasts for every panel market." if panel is not None else "."),
     ]
-    return Prompt(system=SYSTEM_PROMPT, user="\n".join(lines))
+    system = SYSTEM_PROMPT + (PANEL_RULES if panel is not None else "")
+    return Prompt(system=system, user="\n".join(lines))

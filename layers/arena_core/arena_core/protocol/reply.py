@@ -19,7 +19,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from arena_core.domain.answer import Action, Answer, BetInstruction, SellInstruction
-from arena_core.domain.money import significant_digits
+from arena_core.domain.money import HUNDRED, significant_digits
+from arena_core.domain.panel import StatedForecast
 from arena_core.domain.text import clean_text
 from arena_core.errors import DecisionFormatError
 
@@ -211,6 +212,35 @@ def _sells(raw: dict[str, Any]) -> tuple[SellInstruction, ...]:
     return tuple(sells)
 
 
+def _probability(value: Any, where: str) -> Decimal:
+    """A stated probability: a number, or a percent string (``"62%"`` is 0.62)."""
+    number = _number(value, where)
+    return number / HUNDRED if isinstance(value, str) and value.strip().endswith("%") else number
+
+
+def _forecasts(raw: dict[str, Any]) -> tuple[tuple[StatedForecast, ...], tuple[str, ...]]:
+    """The stated forecasts, and what was wrong with the entries that could not be read. A bad
+    entry never invalidates the answer: it is fed back, then left missing (v1+panel §2)."""
+    items = raw.get("forecasts")
+    if items is None:
+        return (), ()
+    if not isinstance(items, list):
+        return (), ("'forecasts' must be a list of objects",)
+    found, errors = [], []
+    for index, item in enumerate(items):
+        where = f"forecasts[{index}]"
+        try:
+            if not isinstance(item, dict):
+                raise DecisionFormatError(f"{where} must be an object")
+            fields = _lower_keys(item)
+            market_id = _text(_require(fields, "market_id", where), f"{where}.market_id")
+            p_yes = _probability(_require(fields, "p_yes", where), f"{where}.p_yes")
+            found.append(StatedForecast(market_id=market_id, p_yes=p_yes))
+        except DecisionFormatError as exc:
+            errors.append(str(exc))
+    return tuple(found), tuple(errors)
+
+
 def _action(raw: dict[str, Any]) -> Action:
     value = raw.get("action")
     name = value.strip().upper() if isinstance(value, str) else ""
@@ -242,7 +272,15 @@ def _answer(raw: dict[str, Any]) -> Answer:
         raise DecisionFormatError("a SELL must not carry 'bets'; send the bets in a BET")
     if action is Action.HOLD and (bets or sells):
         raise DecisionFormatError("a HOLD carries neither 'bets' nor 'sells'")
-    return Answer(action=action, bets=bets, sells=sells, reasoning=_reasoning(fields))
+    forecasts, errors = _forecasts(fields)
+    return Answer(
+        action=action,
+        bets=bets,
+        sells=sells,
+        reasoning=_reasoning(fields),
+        forecasts=forecasts,
+        forecast_errors=errors,
+    )
 
 
 def _why_nothing_found(body: str) -> str:

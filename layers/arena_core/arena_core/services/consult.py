@@ -4,12 +4,18 @@ The exact prompt and every raw reply are stored as blobs (the audit keeps refere
 reply with its attempt number. A reply that still cannot be parsed after the configured retries
 becomes a HOLD marked as a fallback with the reason, never passed off as the model's choice.
 Transport failures are not format errors: they propagate for the caller to record and retry.
+
+Under ``v1+panel`` the reply also states a probability for every panel market. Missing,
+duplicated, unknown, unreadable or out-of-range forecasts are fed back like format errors; once
+the retries are spent, the last usable answer stands, its valid forecasts kept and the rest
+filled in with the market's price at capture (flagged, with what was wrong).
 """
 
 from __future__ import annotations
 
 from arena_core.domain.answer import Action, Answer
 from arena_core.domain.decisions import Consultation, ResponseAudit
+from arena_core.domain.panel import Panel, complete_forecasts, forecast_problems
 from arena_core.errors import DecisionFormatError
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.blob_store import BlobStore
@@ -22,6 +28,8 @@ FEEDBACK = (
     "It began: {excerpt}\n"
     "Reply again with exactly one JSON object (BET, SELL or HOLD) and nothing else."
 )
+PANEL_FEEDBACK = " Include 'forecasts' with one p_yes between 0 and 1 for every panel market."
+MAX_PROBLEMS = 8  # forecast problems quoted back to the model, and recorded
 
 
 def _response_audit(
@@ -54,6 +62,44 @@ def _parsed(text: str) -> tuple[Answer | None, str | None]:
         return None, str(exc)
 
 
+def _forecast_issue(answer: Answer, panel: Panel | None) -> str | None:
+    if panel is None:
+        return None
+    issues = [*answer.forecast_errors, *forecast_problems(answer.forecasts, panel)]
+    if not issues:
+        return None
+    more = f" (and {len(issues) - MAX_PROBLEMS} more)" if len(issues) > MAX_PROBLEMS else ""
+    return "forecasts: " + "; ".join(issues[:MAX_PROBLEMS]) + more
+
+
+def _accepted(
+    answer: Answer,
+    panel: Panel | None,
+    issue: str | None,
+    prompt_ref: str,
+    responses: list[ResponseAudit],
+) -> Consultation:
+    if panel is None:  # v1: whatever forecasts a reply carries are not part of the record
+        if answer.forecasts or answer.forecast_errors:
+            answer = answer.model_copy(update={"forecasts": (), "forecast_errors": ()})
+        return Consultation(
+            answer=answer,
+            fallback=False,
+            fallback_reason=None,
+            prompt_ref=prompt_ref,
+            responses=tuple(responses),
+        )
+    return Consultation(
+        answer=answer,
+        fallback=False,
+        fallback_reason=None,
+        prompt_ref=prompt_ref,
+        responses=tuple(responses),
+        forecasts=complete_forecasts(answer.forecasts, panel),
+        forecast_problems=issue,
+    )
+
+
 def consult(
     agent: ForecastAgent,
     prompt: Prompt,
@@ -63,6 +109,7 @@ def consult(
     blob_prefix: str,
     format_retries: int,
     excerpt_chars: int = 600,
+    panel: Panel | None = None,
 ) -> Consultation:
     prompt_ref = blobs.put(
         f"{blob_prefix}/prompt.txt",
@@ -75,28 +122,29 @@ def consult(
     ]
     responses: list[ResponseAudit] = []
     error = "no reply"
+    usable: tuple[Answer, str] | None = None  # the last answer whose forecasts fell short
+    feedback = FEEDBACK + (PANEL_FEEDBACK if panel is not None else "")
     for attempt in range(1, format_retries + 2):
         response = agent.respond(messages, context)
         body = response.raw_body or response.content
         ref = blobs.put(f"{blob_prefix}/response-{attempt}.json", body.encode())
         answer, problem = _parsed(response.text)
-        responses.append(_response_audit(attempt, ref, response, problem))
-        if answer is not None:
-            return Consultation(
-                answer=answer,
-                fallback=False,
-                fallback_reason=None,
-                prompt_ref=prompt_ref,
-                responses=tuple(responses),
-            )
-        error = problem or error
+        issue = _forecast_issue(answer, panel) if answer is not None else None
+        responses.append(_response_audit(attempt, ref, response, problem or issue))
+        if answer is not None and issue is None:
+            return _accepted(answer, panel, None, prompt_ref, responses)
+        if answer is not None and issue is not None:
+            usable = (answer, issue)
+        error = problem or issue or error
         messages += [
             ChatMessage(role="assistant", content=response.text[: excerpt_chars * 4] or "(empty)"),
             ChatMessage(
                 role="user",
-                content=FEEDBACK.format(error=error, excerpt=excerpt(response.text, excerpt_chars)),
+                content=feedback.format(error=error, excerpt=excerpt(response.text, excerpt_chars)),
             ),
         ]
+    if usable is not None:
+        return _accepted(usable[0], panel, usable[1], prompt_ref, responses)
     reason = f"no valid decision after {len(responses)} replies; last error: {error}"
     return Consultation(
         answer=Answer(action=Action.HOLD, reasoning=f"[fallback HOLD] {reason}"),
@@ -104,4 +152,6 @@ def consult(
         fallback_reason=reason,
         prompt_ref=prompt_ref,
         responses=tuple(responses),
+        forecasts=complete_forecasts((), panel) if panel is not None else (),
+        forecast_problems=None if panel is None else "no usable reply: every forecast filled in",
     )

@@ -36,6 +36,7 @@ from arena_core.domain.decisions import (
 )
 from arena_core.domain.holdings import position_lines
 from arena_core.domain.market import Market
+from arena_core.domain.panel import Methodology, Panel
 from arena_core.domain.portfolio import Position
 from arena_core.errors import (
     ArenaError,
@@ -53,6 +54,7 @@ from arena_core.ports.stores import WithCohorts, WithDecisions, WithLedger, With
 from arena_core.protocol.prompt import build_prompt
 from arena_core.services.consult import consult
 from arena_core.services.outcome import bounded, summarize
+from arena_core.services.panel import PanelSettings, captured_panel
 from arena_core.services.trading import KnownState, TradeRun, execute_all
 
 CLOCK_SKEW = timedelta(minutes=1)  # a run time later than now by more than this is refused
@@ -65,6 +67,7 @@ class DecideSettings:
     max_attempts: int = 3
     lease: timedelta = timedelta(minutes=15)
     excerpt_chars: int = 600
+    panel: PanelSettings = field(default_factory=PanelSettings)
 
 
 @dataclass(frozen=True)
@@ -188,9 +191,12 @@ class DecideService:
     def _attempt(self, attempt: _Attempt, responder: ForecastAgent) -> DecideResult:
         record, request, member = attempt.record, attempt.request, attempt.member
         markets = load_universe(self._blobs, request.universe_ref)
+        panel = self._panel(attempt, markets)
         fresh = record.checkpoint is None  # no trade of this decision can exist yet
         positions = self._ledger.positions(member.agent_id)
-        consultation = record.checkpoint or self._consult(attempt, markets, responder, positions)
+        consultation = record.checkpoint or self._consult(
+            attempt, markets, responder, positions, panel
+        )
         attempt.checkpointed = True
         run = TradeRun(
             agent_id=member.agent_id,
@@ -202,7 +208,14 @@ class DecideService:
         known = KnownState(member, {p.position_id: p for p in positions}) if fresh else None
         answer = consultation.answer
         outcomes = execute_all(self._ledger, run, [*answer.bets, *answer.sells], known=known)
-        return self._finish(attempt, summarize(consultation, outcomes))
+        return self._finish(attempt, summarize(consultation, outcomes, panel, run.markets))
+
+    def _panel(self, attempt: _Attempt, markets: list[Market]) -> Panel | None:
+        """The week's panel when the cohort runs v1+panel (frozen when it opened)."""
+        if attempt.cohort.methodology_version != Methodology.V1_PANEL:
+            return None
+        run_at = attempt.request.run_at
+        return captured_panel(self._blobs, markets, run_at, self._settings.panel)
 
     def _consult(
         self,
@@ -210,6 +223,7 @@ class DecideService:
         markets: list[Market],
         agent: ForecastAgent,
         positions: list[Position],
+        panel: Panel | None,
     ) -> Consultation:
         record, request, member = attempt.record, attempt.request, attempt.member
         by_id = {m.market_id: m for m in markets}
@@ -223,9 +237,10 @@ class DecideService:
             cash=member.cash,
             positions=lines,
             markets=markets,
+            panel=panel,
         )
         context = AgentContext(
-            member.agent_id, attempt.week, request.run_at, member.cash, lines, markets
+            member.agent_id, attempt.week, request.run_at, member.cash, lines, markets, panel
         )
         prefix = f"decisions/{record.decision_id}/claim-{record.claims}"
         consultation = consult(
@@ -236,7 +251,10 @@ class DecideService:
             blob_prefix=prefix,
             format_retries=self._settings.format_retries,
             excerpt_chars=self._settings.excerpt_chars,
+            panel=panel,
         )
+        if panel is not None:
+            consultation = consultation.model_copy(update={"cash_before": member.cash})
         consultation = bounded(consultation, self._blobs, prefix)
         self._decisions.save_checkpoint(
             record.decision_id, owner=request.owner, checkpoint=consultation, now=self._clock.now()

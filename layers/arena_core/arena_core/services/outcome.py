@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+
+from arena_core.domain.answer import BetInstruction
+from arena_core.domain.coherence import TradeCoherence, coherence_of
 from arena_core.domain.decisions import (
     REASONING_EXCERPT,
     Consultation,
     DecisionOutcome,
     TradeAudit,
 )
+from arena_core.domain.market import Market
+from arena_core.domain.money import ONE, ZERO
+from arena_core.domain.panel import Panel, PanelForecast, PanelMarket
 from arena_core.ports.blob_store import BlobStore
 from arena_core.services.trading import TradeOutcome
 
@@ -27,8 +35,21 @@ def _trade_audit(outcome: TradeOutcome) -> TradeAudit:
     )
 
 
-def summarize(consultation: Consultation, outcomes: list[TradeOutcome]) -> DecisionOutcome:
+def summarize(
+    consultation: Consultation,
+    outcomes: list[TradeOutcome],
+    panel: Panel | None = None,
+    markets: Mapping[str, Market] | None = None,
+) -> DecisionOutcome:
+    """The decision's summary; under v1+panel, with how its buys compare with its forecasts."""
     executed = sum(1 for o in outcomes if o.executed)
+    trades = tuple(_trade_audit(o) for o in outcomes)
+    coherence: tuple[TradeCoherence, ...] = ()
+    if panel is not None and consultation.cash_before is not None:
+        first = {m_id: m.outcomes[0].name for m_id, m in (markets or {}).items()}
+        coherence = trade_coherence(
+            trades, consultation.forecasts, panel.by_id(), first, consultation.cash_before
+        )
     last = consultation.responses[-1] if consultation.responses else None
     return DecisionOutcome(
         action=consultation.answer.action,
@@ -39,10 +60,13 @@ def summarize(consultation: Consultation, outcomes: list[TradeOutcome]) -> Decis
         responses=consultation.responses,
         model=last.model if last else None,
         provider=last.provider if last else None,
-        trades=tuple(_trade_audit(o) for o in outcomes),
+        trades=trades,
         executed=executed,
         rejected=len(outcomes) - executed,
         reasoning_ref=consultation.reasoning_ref,
+        forecasts=consultation.forecasts,
+        forecast_problems=consultation.forecast_problems,
+        coherence=coherence,
     )
 
 
@@ -58,3 +82,41 @@ def bounded(consultation: Consultation, blobs: BlobStore, prefix: str) -> Consul
     excerpt = reasoning[:REASONING_EXCERPT] + "…"
     answer = consultation.answer.model_copy(update={"reasoning": excerpt})
     return consultation.model_copy(update={"answer": answer, "reasoning_ref": ref})
+
+
+def trade_coherence(
+    trades: Sequence[TradeAudit],
+    forecasts: Sequence[PanelForecast],
+    panel: Mapping[str, PanelMarket],
+    first_outcomes: Mapping[str, str],
+    cash: Decimal,
+) -> tuple[TradeCoherence, ...]:
+    """Coherence of every executed buy on a panel market the agent forecast itself (fill-ins
+    are not its own and are left out). ``first_outcomes`` names each market's first outcome:
+    a buy of it is a YES buy."""
+    stated = {f.market_id: f.p_yes for f in forecasts if not f.missing}
+    found = []
+    for trade in trades:
+        instruction = trade.instruction
+        if not (trade.executed and isinstance(instruction, BetInstruction)):
+            continue
+        market_id = instruction.market_id
+        if market_id not in panel or market_id not in stated or trade.price is None:
+            continue
+        side = instruction.side.strip()
+        yes_side = side.casefold() == first_outcomes.get(market_id, "YES").casefold()
+        yes_price = trade.price if yes_side else ONE - trade.price
+        if not ZERO < yes_price < ONE or cash <= ZERO:
+            continue
+        found.append(
+            coherence_of(
+                market_id,
+                side,
+                yes_side=yes_side,
+                p_yes=stated[market_id],
+                yes_price=yes_price,
+                amount=trade.amount or ZERO,
+                cash=cash,
+            )
+        )
+    return tuple(found)

@@ -1,17 +1,18 @@
 """Settle what Polymarket has resolved and complete finished cohorts (hourly).
 
-Markets that hold or held a position are fetched in batches; those resolved upstream (closed and
-UMA ``resolved``) are settled position by position, every buy on them scored, then they are
-marked resolved. Proposed, disputed and closed-without-status markets wait. A cohort is complete
-once it has had its first decision run and none of its agents holds an open position (a cohort
-whose agents all held completes too); its agents' final snapshots are written first, so the
-site and the dataset show each agent as it ended, never as it stood before its last
-settlements. Reruns and crashes part-way are safe: every step is idempotent.
+Markets that hold or held a position are fetched in batches; those resolved upstream (closed and UMA
+``resolved``) are settled position by position, every buy on them scored, then they are marked
+resolved. Proposed, disputed and closed-without-status markets wait. Under v1+panel, the panel
+questions' markets are fetched in the same requests and resolved questions scored. A cohort is
+complete once it has had its first decision run and none of its agents holds an open position (a
+cohort whose agents all held completes too); its agents' final snapshots are written first, so the
+site and the dataset show each agent as it ended, never as it stood before its last settlements.
+Reruns and crashes part-way are safe: every step is idempotent.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -19,7 +20,15 @@ from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.market import MarketStatus
 from arena_core.ports.clock import Clock
 from arena_core.ports.market_source import MarketSource
-from arena_core.ports.stores import WithCohorts, WithLedger, WithMarkets, WithViews
+from arena_core.ports.stores import (
+    WithCohorts,
+    WithDecisions,
+    WithLedger,
+    WithMarkets,
+    WithPanel,
+    WithViews,
+)
+from arena_core.services.panel_scoring import PanelScoringReport, PanelScoringService
 from arena_core.services.settlement import MarketSettlement, settle_market
 from arena_core.services.snapshot import changed_markets, snapshot_of
 
@@ -31,6 +40,7 @@ class ResolutionReport:
     failed_market_ids: tuple[str, ...]
     completed_cohorts: tuple[str, ...]
     requests: int
+    panel: PanelScoringReport = field(default_factory=PanelScoringReport)
 
 
 def cohorts_for_decisions(active: list[Cohort], horizon: int = 5) -> list[Cohort]:
@@ -38,9 +48,12 @@ def cohorts_for_decisions(active: list[Cohort], horizon: int = 5) -> list[Cohort
     return sorted(active, key=lambda c: c.week_start)[-horizon:] if horizon > 0 else []
 
 
-class ResolutionStores(WithCohorts, WithLedger, WithMarkets, WithViews, Protocol):
+class ResolutionStores(
+    WithCohorts, WithDecisions, WithLedger, WithMarkets, WithPanel, WithViews, Protocol
+):
     """The roles resolution uses: cohorts to complete, the ledger to settle, market states,
-    and the views a completed cohort's final snapshots go to."""
+    the views a completed cohort's final snapshots go to, and (v1+panel) the panel's
+    questions with the decisions holding their forecasts."""
 
 
 class ResolutionService:
@@ -55,15 +68,20 @@ class ResolutionService:
     def run(self, at: datetime | None = None) -> ResolutionReport:
         moment = at or self._clock.now()
         market_ids = self._markets.markets_to_resolve()
-        fetch = self._source.markets_by_id(market_ids)
-        unresolved = [m for m in fetch.markets.values() if m.status is not MarketStatus.RESOLVED]
+        panel = PanelScoringService(self._stores)
+        held = set(market_ids)
+        # Panel questions' markets are fetched in the same requests; only held ones are settled.
+        fetch = self._source.markets_by_id(sorted(held | set(panel.pending_market_ids())))
+        fetched = [m for m in fetch.markets.values() if m.market_id in held]
+        unresolved = [m for m in fetched if m.status is not MarketStatus.RESOLVED]
         stored = self._markets.get_markets([m.market_id for m in unresolved]) if unresolved else {}
         self._markets.save_markets(changed_markets(unresolved, stored))
         settled = tuple(
             settle_market(self._stores, market, moment)
-            for market in fetch.markets.values()
+            for market in fetched
             if market.status is MarketStatus.RESOLVED
         )
+        panel_report = panel.score(fetch.markets, moment)
         completed = tuple(
             c.cohort_id for c in self._cohorts.active_cohorts() if self._complete_if_done(c, moment)
         )
@@ -73,6 +91,7 @@ class ResolutionService:
             failed_market_ids=tuple(fetch.failed_ids),
             completed_cohorts=completed,
             requests=fetch.requests,
+            panel=panel_report,
         )
 
     def _complete_if_done(self, cohort: Cohort, moment: datetime) -> bool:

@@ -1,10 +1,11 @@
 """The weekly decision run's first and last steps (the middle is ``decide``, one per agent).
 
-Prepare picks the agents (active cohorts within the decision horizon, optionally narrowed to
-some cohorts or agents), captures the market universe once for the week and stores it, and
-returns the work items. Every agent of the run, reruns included, sees that same universe and
-trades at its prices. Finalize counts how the decisions ended (then the caller takes a snapshot
-and publishes the site).
+Prepare picks the agents (active cohorts within the decision horizon, optionally narrowed to some
+cohorts or agents), captures the market universe once for the week and stores it, and returns the
+work items (under v1+panel it also draws the week's forecast panel from that universe and registers
+each cohort's panel questions for scoring). Every agent of the run, reruns included, sees that same
+universe and trades at its prices. Finalize counts how the decisions ended (then the caller takes a
+snapshot and publishes the site).
 """
 
 from __future__ import annotations
@@ -13,14 +14,18 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from arena_core.constants import DECISION_RUN_OFFSET
-from arena_core.domain.cohort import week_start_for
+from arena_core.domain.cohort import Agent, Cohort, decision_week, week_start_for
+from arena_core.domain.panel import Methodology, PanelQuestion
 from arena_core.errors import RunRequestError
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
-from arena_core.ports.cohort_store import CohortStore
 from arena_core.ports.market_source import MarketSource
+from arena_core.ports.stores import WithCohorts, WithPanel
+from arena_core.services.decide import load_universe
+from arena_core.services.panel import PanelSettings, captured_panel
 from arena_core.services.resolution import cohorts_for_decisions
 from arena_core.workflow import DecideItem, DecideOutput, FailureRecord, PreparedRun
 
@@ -35,18 +40,25 @@ class RunRequest:
     max_concurrency: int = 0  # 0: every agent at once
 
 
+class PrepareStores(WithCohorts, WithPanel, Protocol):
+    """The roles preparing uses: the cohorts and agents to run, and (v1+panel) the panel."""
+
+
 class PrepareRunService:
     def __init__(
         self,
-        cohorts: CohortStore,
+        stores: PrepareStores,
         source: MarketSource,
         blobs: BlobStore,
         clock: Clock,
         *,
         universe_size: int = 500,
         horizon: int = 5,
+        panel: PanelSettings | None = None,
     ) -> None:
-        self._cohorts = cohorts
+        self._cohorts = stores.cohorts
+        self._panel = stores.panel
+        self._panel_settings = panel or PanelSettings()
         self._source = source
         self._blobs = blobs
         self._clock = clock
@@ -70,6 +82,7 @@ class PrepareRunService:
             if not wanted or a.agent_id in wanted
         ]
         ref, count = self._universe(run_at)
+        self._register_panel(cohorts, agents, ref, run_at)
         items = tuple(
             DecideItem(agent_id=a.agent_id, run_at=run_at, universe_ref=ref) for a in agents
         )
@@ -80,6 +93,29 @@ class PrepareRunService:
             items=items,
             max_concurrency=request.max_concurrency,
         )
+
+    def _register_panel(
+        self, cohorts: Sequence[Cohort], agents: Sequence[Agent], ref: str, run_at: datetime
+    ) -> None:
+        """Under v1+panel: draw the week's panel (once) and register each cohort's questions,
+        with the agents asked, for scoring at resolution."""
+        panel_cohorts = [c for c in cohorts if c.methodology_version == Methodology.V1_PANEL]
+        if not panel_cohorts:
+            return
+        panel = captured_panel(
+            self._blobs, load_universe(self._blobs, ref), run_at, self._panel_settings
+        )
+        questions = []
+        for cohort in panel_cohorts:
+            asked = tuple(a.agent_id for a in agents if a.cohort_id == cohort.cohort_id)
+            week = decision_week(cohort.week_start, run_at)
+            questions += [
+                PanelQuestion(
+                    cohort_id=cohort.cohort_id, week=week, run_at=run_at, market=m, agent_ids=asked
+                )
+                for m in panel.markets
+            ]
+        self._panel.register_questions(questions)
 
     def _universe(self, run_at: datetime) -> tuple[str, int]:
         """The week's universe: captured by the first run of the week, reused by reruns."""

@@ -28,6 +28,7 @@ SNAPSHOT = "SNAP#"
 HOURLY_SNAPSHOT = "SNAPH#"
 SERIES = "SERIES#"
 AGGREGATES = "AGGREGATES"
+PANEL = "PANEL#"  # a cohort's forecast-panel questions and scores
 # Sort keys and sort key prefixes.
 COHORT_ITEM = "COHORT"
 PROFILE = "PROFILE"
@@ -40,6 +41,8 @@ SETTLEMENT = "SETTLEMENT#"
 SCORE = "SCORE#"
 LATEST = "LATEST#"
 FAMILY = "FAMILY#"
+PANEL_QUESTION = "Q#"
+PANEL_SCORE = "S#"
 # Index partitions.
 COHORTS_BY_STATUS = "COHORTS#"
 FAMILY_SCORES = "FAMILYSCORES#"
@@ -48,6 +51,7 @@ MARKET_POSITIONS = "MARKETPOS#"
 # Markets that hold or held a position and are not marked resolved (the name predates sold-out
 # positions staying in it: resolution still scores their buys).
 OPEN_MARKETS = "MARKETS#OPEN"
+PANEL_PENDING = "PANEL#PENDING"  # panel questions not scored yet
 
 # The agent partition's sort keys between these are its positions, profile and bet scores.
 HOLDINGS_FIRST, HOLDINGS_LAST = POSITION, SCORE + "\uffff"
@@ -209,3 +213,18 @@ def series_pk(family_id: str, resolution: str) -> str:
 
 def series_key(family_id: str, resolution: str, bucket: datetime) -> dict[str, str]:
     return key(series_pk(family_id, resolution), stamp(bucket))
+
+
+# --- the forecast panel (v1+panel) ---------------------------------------------------------------
+
+
+def panel_pk(cohort_id: str) -> str:
+    return f"{PANEL}{cohort_id}"
+
+
+def panel_question_key(cohort_id: str, week: int, market_id: str) -> dict[str, str]:
+    return key(panel_pk(cohort_id), f"{PANEL_QUESTION}{week:03d}#{market_id}")
+
+
+def panel_score_key(cohort_id: str, week: int, market_id: str, agent_id: str) -> dict[str, str]:
+    return key(panel_pk(cohort_id), f"{PANEL_SCORE}{week:03d}#{market_id}#{agent_id}")

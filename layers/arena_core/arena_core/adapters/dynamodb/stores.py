@@ -1,4 +1,4 @@
-"""The five store roles on one DynamoDB table: each role a store of its own over the same
+"""The six store roles on one DynamoDB table: each role a store of its own over the same
 ``Table`` (one client, one retry policy), composed here."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from arena_core.adapters.dynamodb.cohorts import DynamoCohortStore
 from arena_core.adapters.dynamodb.decisions import DynamoDecisionStore
 from arena_core.adapters.dynamodb.ledger import DynamoLedgerStore
 from arena_core.adapters.dynamodb.markets import DynamoMarketStore
+from arena_core.adapters.dynamodb.panel import DynamoPanelStore
 from arena_core.adapters.dynamodb.table import Table
 from arena_core.adapters.dynamodb.views import DynamoViewStore
 from arena_core.ports.stores import Stores
@@ -23,4 +24,5 @@ def dynamo_stores(client: Any, table_name: str) -> Stores:
         ledger=DynamoLedgerStore(table),
         markets=DynamoMarketStore(table),
         views=DynamoViewStore(table),
+        panel=DynamoPanelStore(table),
     )
