@@ -31,6 +31,7 @@ from arena_core.protocol.prompt import SYSTEM_PROMPT, build_prompt
 from arena_core.services.consult import FEEDBACK, consult
 from arena_local.cli import main
 from arena_local.demo import main as demo_main
+from arena_local.demo.printout import print_leaderboards
 from arena_local.demo.runner import RunOptions, RunReport, Tally
 from arena_local.memory.blobs import InMemoryBlobStore
 from arena_local.simulation import PriceSimulation
@@ -580,7 +581,7 @@ def test_the_leaderboard_marks_stand_ins(tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "leaderboard.json").write_text(json.dumps(rows))
     stream = io.StringIO()
-    demo_main._print_leaderboard(tmp_path, stream)
+    print_leaderboards(tmp_path, stream)
     header, *printed, legend = stream.getvalue().strip().splitlines()[1:]
     assert header.endswith("bets  agent")
     assert legend.startswith("rank: best-worst rank")
@@ -608,7 +609,7 @@ def test_the_printed_leaderboard_shows_rank_ranges_and_intervals(tmp_path: Path)
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "leaderboard.json").write_text(json.dumps(rows))
     stream = io.StringIO()
-    demo_main._print_leaderboard(tmp_path, stream)
+    print_leaderboards(tmp_path, stream)
     leader, second, few = stream.getvalue().strip().splitlines()[2:5]
     assert leader.startswith("1-2 ") and "0.100 [0.050, 0.150]" in leader
     assert "2.50 [-1.25, 6.00]" in leader

@@ -18,8 +18,26 @@ from arena_core.domain.decisions import DecisionRecord
 from arena_core.ports.stores import Stores
 from arena_core.site.exports import cell
 
-DECISION_OUTCOME_FIELDS = ("action", "reasoning", "fallback", "fallback_reason", "executed")
-TABLES = ("agents", "decisions", "trades", "positions", "settlements", "bet_scores")
+DECISION_OUTCOME_FIELDS = (
+    "action",
+    "reasoning",
+    "fallback",
+    "fallback_reason",
+    "executed",
+    "forecasts",  # v1+panel: one per panel market, fill-ins flagged
+    "forecast_problems",
+    "coherence",
+)
+TABLES = (
+    "agents",
+    "decisions",
+    "trades",
+    "positions",
+    "settlements",
+    "bet_scores",
+    "panel_questions",
+    "panel_scores",
+)
 
 
 def _plain(value: Any) -> Any:
@@ -53,13 +71,22 @@ def export_ledger(stores: Stores) -> dict[str, list[dict[str, Any]]]:
         for agent in sorted(stores.cohorts.agents(cohort.cohort_id), key=lambda a: a.agent_id):
             records = stores.views.agent_records(agent.agent_id)
             ledger["agents"].append(
-                {"agent_id": agent.agent_id, "cash": agent.cash, "version": agent.version}
+                {
+                    "agent_id": agent.agent_id,
+                    "cash": agent.cash,
+                    "version": agent.version,
+                    "trades": agent.trades,
+                }
             )
             ledger["decisions"] += [_decision(d) for d in records.decisions]
             ledger["trades"] += [t.model_dump() for t in records.trades]
             ledger["positions"] += [p.model_dump() for p in records.positions]
             ledger["settlements"] += [s.model_dump() for s in records.settlements]
             ledger["bet_scores"] += [s.model_dump() for s in records.scores]
+        ledger["panel_questions"] += [
+            q.model_dump() for q in stores.panel.questions(cohort.cohort_id)
+        ]
+        ledger["panel_scores"] += [s.model_dump() for s in stores.panel.scores(cohort.cohort_id)]
     return {name: [_plain(row) for row in rows] for name, rows in ledger.items()}
 
 
@@ -95,4 +122,20 @@ def totals(ledger: Mapping[str, Any]) -> dict[str, Any]:
         "settlements": len(ledger["settlements"]),
         "bet_scores": len(ledger["bet_scores"]),
         "cash": str(sum((Decimal(a["cash"]) for a in ledger["agents"]), Decimal(0))),
-    }
+    } | ({"panel_scores": len(ledger["panel_scores"])} if ledger.get("panel_scores") else {})
+
+
+def export_differences(left: Path, right: Path, limit: int = 5) -> list[str]:
+    """The exported files (under two sites' ``data/``) that differ or exist on one side only."""
+    names = sorted(
+        {str(p.relative_to(left)) for p in left.rglob("*") if p.is_file()}
+        | {str(p.relative_to(right)) for p in right.rglob("*") if p.is_file()}
+    )
+    found = []
+    for name in names:
+        mine, theirs = left / name, right / name
+        if not (mine.is_file() and theirs.is_file()):
+            found.append(f"{name}: only in {'the clean' if mine.is_file() else 'the fault'} run")
+        elif mine.read_bytes() != theirs.read_bytes():
+            found.append(f"{name}: differs")
+    return found[:limit] + ([f"... and {len(found) - limit} more"] if len(found) > limit else [])

@@ -6,7 +6,6 @@ written to ``--out``) and once with faults injected, and the two ledgers are com
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -14,7 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import httpx
 
@@ -23,11 +22,12 @@ from arena_core.domain.lineup import BASELINES, AgentKind, AgentSpec, default_li
 from arena_core.domain.panel import Methodology
 from arena_local.demo.errors import DemoError, LedgerMismatchDemoError
 from arena_local.demo.faults import FaultInjector
-from arena_local.demo.ledger import differences, totals, write_ledger
+from arena_local.demo.ledger import differences, export_differences, totals, write_ledger
 from arena_local.demo.markets import MarketChoice, choose_markets
+from arena_local.demo.printout import print_leaderboards
 from arena_local.demo.progress import ProgressBar
 from arena_local.demo.runner import LLMOptions, RunOptions, RunReport, demo_start
-from arena_local.standins import is_stand_in, standin_lineup
+from arena_local.standins import standin_lineup
 from arena_local.workflow import synthesized_template
 
 REPO = Path(__file__).resolve().parents[3]
@@ -38,7 +38,6 @@ STAND_IN_NOTE = (
     "the standin-* families are simulated, not the real models: seeded forecasters that know "
     "how the simulation resolves its markets, each to its own degree"
 )
-FAMILY_WIDTH = 38
 GROUPS = ("baselines", "standins")  # --agents names for several agents at once
 
 
@@ -199,7 +198,7 @@ def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
     outcome = DemoOutcome(clean)
     if request.faults:
         outcome = _compare_with_faults(options, markets, template, clean, stream)
-    _print_leaderboard(request.out, stream)
+    print_leaderboards(request.out, stream)
     _print_summary(clean, lineup, stream)
     stream.write(f"Site: {request.out.resolve()} (ledger: {LEDGER_FILE} beside it)\n")
     stream.write(f"Serve it: .venv/bin/arena serve --dir {request.out}\n")
@@ -232,6 +231,7 @@ def _compare_with_faults(
     with tempfile.TemporaryDirectory(prefix="arena-faults-") as tmp:
         faulty_options = RunOptions(**{**options.__dict__, "site_dir": Path(tmp) / "site"})
         faulty = _run(faulty_options, markets, template, injector, stream)
+        exports = export_differences(options.site_dir / "data", faulty_options.site_dir / "data")
     stream.write(
         f"Faults injected: crashes {', '.join(injector.fired) or 'none'}; "
         f"{injector.retries} retried deliveries; {injector.duplicates} duplicate deliveries "
@@ -248,73 +248,16 @@ def _compare_with_faults(
         "Ledger with faults is identical to the clean run "
         f"({', '.join(f'{k} {v}' for k, v in totals(clean.ledger).items())})\n"
     )
-    return DemoOutcome(clean, faulty, injector)
-
-
-def _print_leaderboard(out: Path, stream: TextIO) -> None:
-    """The published leaderboard as a table: rank range (or why unranked), mean Brier and
-    return with their 95% intervals, skill vs the market, and what each row is."""
-    path = out / "data" / "leaderboard.json"
-    if not path.exists():
-        return
-    rows = json.loads(path.read_text())
-    width = FAMILY_WIDTH
-    stream.write("\nLeaderboard\n")
-    stream.write(
-        f"{'rank':<6} {'family':{width}} {'Brier [95% CI]':<22} {'skill':>6} "
-        f"{'return % [95% CI]':<24} {'P/L $':>10} bets  agent\n"
-    )
-    for row in rows:
-        brier = _with_interval(row, "brier", "brier_low", "brier_high", 3)
-        ret = _with_interval(row, "return_pct_mean", "return_low", "return_high", 2)
-        stream.write(
-            f"{_rank_range(row):<6} {row['display_name'][:width]:{width}} {brier:<22} "
-            f"{_num(row.get('brier_skill_vs_market'), 3):>6} {ret:<24} "
-            f"{_num(row['total_pnl'], 2):>10} {_count(row['resolved_bets']):>4}  "
-            f"{_agent_kind(row)}\n"
+    if exports:
+        stream.write("Exported dataset with faults DIFFERS from the clean run:\n")
+        for line in exports:
+            stream.write(f"  {line}\n")
+        raise LedgerMismatchDemoError(
+            "the fault run's exported dataset differs from the clean run's"
         )
-    stream.write(
-        "rank: best-worst rank the Brier intervals allow (* tied with the leader); prov.: "
-        "below the minimum sample, not ranked; skill: Brier skill vs the market's price\n\n"
-    )
-
-
-def _rank_range(row: dict[str, Any]) -> str:
-    if row.get("rank") is None:
-        return "prov." if row.get("standing") == "provisional" else "-"
-    best, worst = row.get("rank_best"), row.get("rank_worst")
-    shown = str(row["rank"]) if best is None or best == worst else f"{best}-{worst}"
-    return shown + ("*" if row.get("tied_with_leader") else "")
-
-
-def _with_interval(row: dict[str, Any], value: str, low: str, high: str, places: int) -> str:
-    shown = _num(row.get(value), places)
-    if row.get(low) is None or row.get(high) is None:
-        return shown
-    return f"{shown} [{_num(row[low], places)}, {_num(row[high], places)}]"
-
-
-def _agent_kind(row: dict[str, Any]) -> str:
-    """stand-in, model, or the row's own kind (baseline, a market reference row); a leaderboard
-    without the ``stand_in`` field (written before it existed) is read by the family id."""
-    stand_in = row.get("stand_in")
-    if stand_in is None:
-        stand_in = is_stand_in(str(row.get("family_id", "")))
-    if stand_in:
-        return "stand-in"
-    kind = str(row.get("kind") or "-")
-    return "model" if kind == AgentKind.LLM.value else kind
-
-
-def _num(value: str | None, places: int) -> str:
-    if value is None:
-        return "-"
-    shown = f"{float(value):.{places}f}"
-    return shown[1:] if float(shown) == 0 and shown.startswith("-") else shown  # no "-0.000"
-
-
-def _count(value: int | None) -> str:
-    return "-" if value is None else str(value)
+    files = sum(1 for p in (options.site_dir / "data").rglob("*") if p.is_file())
+    stream.write(f"Exported dataset with faults is identical to the clean run ({files} files)\n")
+    return DemoOutcome(clean, faulty, injector)
 
 
 def _print_summary(report: RunReport, lineup: tuple[AgentSpec, ...], stream: TextIO) -> None:

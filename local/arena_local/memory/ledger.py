@@ -52,7 +52,11 @@ class MemoryLedgerStore(LedgerStore):
                     f"agent {agent.agent_id} already holds {position.market_id}/{position.side}"
                 )
             s.agents[agent.agent_id] = agent.model_copy(
-                update={"cash": execution.cash_after, "version": agent.version + 1}
+                update={
+                    "cash": execution.cash_after,
+                    "version": agent.version + 1,
+                    "trades": agent.trades + 1,
+                }
             )
             held[position.position_id] = position
             s.trades.setdefault(trade.agent_id, {})[trade.trade_id] = trade

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from arena_core.domain.coherence import DecisionCoherence
 from arena_core.domain.panel import PanelQuestion, PanelScore, QuestionStatus
 from arena_core.ports.panel_store import PanelStore
 from arena_local.memory.state import MemoryState
@@ -57,3 +58,12 @@ class MemoryPanelStore(PanelStore):
         with self._s.lock:
             found = [q for q in self._s.panel_questions.values() if q.cohort_id == cohort_id]
         return sorted(found, key=lambda q: (q.week, q.market.market_id))
+
+    def record_coherence(self, coherence: DecisionCoherence) -> None:
+        with self._s.lock:
+            self._s.panel_coherence[coherence.decision_id] = coherence
+
+    def family_coherence(self, family_id: str) -> list[DecisionCoherence]:
+        with self._s.lock:
+            found = [c for c in self._s.panel_coherence.values() if c.family_id == family_id]
+        return sorted(found, key=lambda c: c.decision_id)

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Generic, TypeVar
 
 from arena_core.domain.aggregates import FamilyAggregate
+from arena_core.domain.coherence import DecisionCoherence
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.decisions import DecisionRecord
 from arena_core.domain.market import Market
@@ -66,6 +67,7 @@ class MemoryState:
     series: dict[tuple[str, str], TimeIndex[SeriesPoint]] = field(default_factory=dict)
     panel_questions: dict[str, PanelQuestion] = field(default_factory=dict)  # by question id
     panel_scores: dict[str, list[PanelScore]] = field(default_factory=dict)  # by question id
+    panel_coherence: dict[str, DecisionCoherence] = field(default_factory=dict)  # by decision
 
     def require_agent(self, agent_id: str) -> Agent:
         agent = self.agents.get(agent_id)

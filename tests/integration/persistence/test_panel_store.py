@@ -3,6 +3,7 @@
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
+from arena_core.domain.coherence import DecisionCoherence, coherence_of
 from arena_core.domain.panel import (
     PanelForecast,
     PanelMarket,
@@ -70,3 +71,37 @@ def test_questions_register_once_and_are_scored_once(stores: Stores) -> None:
         ("m2", QuestionStatus.VOID),
         ("m3", QuestionStatus.PENDING),
     ]
+
+
+def decision_coherence(cohort: str, family: str, week: int, coherent: bool) -> DecisionCoherence:
+    agent = f"{cohort}.{family}"
+    buy = coherence_of(
+        "m1",
+        "YES",
+        yes_side=True,
+        p_yes=Decimal("0.6") if coherent else Decimal("0.3"),
+        yes_price=Decimal("0.4"),
+        amount=Decimal("200"),
+        cash=Decimal("10000"),
+    )
+    return DecisionCoherence(
+        decision_id=f"{agent}.w{week:03d}",
+        agent_id=agent,
+        cohort_id=cohort,
+        family_id=family,
+        week=week,
+        trades=(buy,),
+    )
+
+
+def test_coherence_is_stored_per_decision_and_read_per_family(stores: Stores) -> None:
+    first = decision_coherence("c2", "a", 1, coherent=True)
+    stores.panel.record_coherence(first)
+    stores.panel.record_coherence(first)  # a retried decision stores the same once
+    stores.panel.record_coherence(decision_coherence("c1", "a", 2, coherent=False))
+    stores.panel.record_coherence(decision_coherence("c1", "b", 2, coherent=True))
+    found = stores.panel.family_coherence("a")
+    assert [c.decision_id for c in found] == ["c1.a.w002", "c2.a.w001"]
+    assert [c.trades[0].coherent for c in found] == [False, True]
+    assert found[1] == first
+    assert stores.panel.family_coherence("nobody") == []

@@ -101,6 +101,8 @@ def test_a_panel_week_is_forecast_by_every_agent_and_scored_once(stores: Stores)
     assert [(c.market_id, c.coherent, c.size_to_kelly) for c in outcome.coherence] == [
         ("p1", False, None)
     ]
+    (stored,) = stores.panel.family_coherence(cohort.lineup[0].family_id)
+    assert (stored.decision_id, stored.trades) == (first, outcome.coherence)
 
     source.set(resolved(source.markets["p1"], ResolutionKind.WINNER, "Yes"))
     source.set(resolved(source.markets["p2"], ResolutionKind.SPLIT))

@@ -105,8 +105,8 @@ def test_a_lone_surrogate_never_reaches_an_export() -> None:
 
 def test_the_data_page_states_the_rule() -> None:
     assert FORMULA_TRIGGERS == TRIGGERS  # the page below lists them: change both together
-    empty = LeaderboardData([], Statistics(), [], {}, RankingRules())
-    page = SiteRenderer(NOW).global_files(empty, [])["data/index.html"].decode()
+    empty = LeaderboardData("v1", [], [], Statistics(), [], {}, RankingRules())
+    page = SiteRenderer(NOW).global_files([empty], [])["data/index.html"].decode()
     text = " ".join(page.split())
     for character in ("=", "+", "-", "@"):
         assert f"<code>{character}</code>" in text

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from decimal import Decimal
 
-from arena_core.domain.aggregates import FamilyAggregate
 from arena_core.domain.lineup import AgentKind, AgentSpec
+from arena_core.domain.portfolio import BetScore, PortfolioSnapshot
 from arena_core.scoring.statistics import ScoredForecast
 from arena_core.site.leaderboard import LeaderboardRow, Standing, leaderboard_row, ordered
 from arena_core.site.pairwise import matrices, more_needed, verdict
@@ -59,7 +60,7 @@ def spec(family: str, kind: AgentKind = AgentKind.LLM) -> AgentSpec:
 
 def row(statistics: Statistics, family: str, kind: AgentKind = AgentKind.LLM) -> LeaderboardRow:
     stats = statistics.families.get(family) or empty_statistics(family)
-    return leaderboard_row(spec(family, kind), FamilyAggregate(family_id=family), [], stats)
+    return leaderboard_row(spec(family, kind), [], [], stats)
 
 
 def test_two_families_with_three_bets_each_are_provisional() -> None:
@@ -170,10 +171,51 @@ def test_pair_views_read_row_minus_column_and_say_indistinguishable_plainly() ->
     assert more_needed(identical) == "no difference observed"
 
 
-def test_win_rate_and_pnl_come_from_the_aggregate_and_snapshots() -> None:
-    statistics = run({})
-    aggregate = FamilyAggregate(family_id="a", scored_bets=4, wins=3)
-    board_row = leaderboard_row(spec("a"), aggregate, [], empty_statistics("a"))
+def bet_score(index: int, *, won: bool) -> BetScore:
+    return BetScore(
+        trade_id=f"t{index}",
+        agent_id="c1.a",
+        cohort_id="c1",
+        family_id="a",
+        market_id=f"m{index}",
+        side="YES",
+        amount=Decimal(100),
+        cash_before=Decimal(10_000),
+        forecast=Decimal("0.04"),
+        market_price=Decimal("0.5"),
+        won=won,
+        brier=Decimal("0.5"),
+        market_brier=Decimal("0.25"),
+        log_score=Decimal("-1"),
+        scored_at=datetime(2026, 3, 8, tzinfo=UTC),
+    )
+
+
+def snapshot(cohort: str, pnl: int, trades: int) -> PortfolioSnapshot:
+    value = Decimal(10_000 + pnl)
+    return PortfolioSnapshot(
+        agent_id=f"{cohort}.a",
+        cohort_id=cohort,
+        family_id="a",
+        taken_at=datetime(2026, 3, 8, tzinfo=UTC),
+        cash=value,
+        positions_value=Decimal(0),
+        total_value=value,
+        total_pnl=Decimal(pnl),
+        total_pnl_pct=Decimal(pnl) / 100,
+        brier=None,
+        resolved_bets=0,
+        open_positions=0,
+        trades=trades,
+    )
+
+
+def test_win_rate_trades_and_pnl_come_from_the_scores_and_snapshots() -> None:
+    scores = [bet_score(i, won=i != 2) for i in range(4)]
+    latest = [snapshot("c1", 250, 5), snapshot("c2", -100, 2)]
+    board_row = leaderboard_row(spec("a"), scores, latest, empty_statistics("a"))
     assert board_row.win_rate == Decimal(3) / 4
-    assert board_row.total_pnl == 0
-    assert statistics.families == {}
+    assert board_row.resolved_bets == 4
+    assert board_row.trades == 7
+    assert board_row.total_pnl == 150
+    assert leaderboard_row(spec("a"), [], [], empty_statistics("a")).win_rate is None

@@ -10,6 +10,8 @@ cash the agent had when the decision began.
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Iterable
 from decimal import Decimal
 
 from arena_core.domain.base import DomainModel
@@ -31,6 +33,19 @@ class TradeCoherence(DomainModel):
     fraction: Decimal  # amount / cash at the decision's start
     kelly: Decimal  # the Kelly fraction of the stated edge for this side, capped at 25%
     size_to_kelly: Decimal | None  # fraction / kelly; None when Kelly says not to bet
+
+
+class DecisionCoherence(DomainModel):
+    """The coherence of one decision's buys on panel markets: what a family's share of coherent
+    trades and its median size / Kelly are computed from. Stored once per decision (before it is
+    closed: a takeover finishes the same answer with the same trades, so it stores the same)."""
+
+    decision_id: str
+    agent_id: str
+    cohort_id: str
+    family_id: str
+    week: int
+    trades: tuple[TradeCoherence, ...]
 
 
 def kelly_fraction(p_yes: Decimal, yes_price: Decimal, *, yes_side: bool) -> Decimal:
@@ -65,4 +80,26 @@ def coherence_of(
         fraction=fraction.quantize(RATIO_PLACES),
         kelly=kelly.quantize(RATIO_PLACES),
         size_to_kelly=ratio,
+    )
+
+
+class CoherenceSummary(DomainModel):
+    """A family's buys on panel markets against its own forecasts: how many agreed with the
+    stated edge, and the median of size / Kelly over the buys Kelly would make at all."""
+
+    trades: int
+    coherent: int
+    share: Decimal | None  # coherent / trades
+    median_size_to_kelly: Decimal | None
+
+
+def coherence_summary(trades: Iterable[TradeCoherence]) -> CoherenceSummary:
+    found = list(trades)
+    coherent = sum(t.coherent for t in found)
+    ratios = [t.size_to_kelly for t in found if t.size_to_kelly is not None]
+    return CoherenceSummary(
+        trades=len(found),
+        coherent=coherent,
+        share=(Decimal(coherent) / len(found)).quantize(RATIO_PLACES) if found else None,
+        median_size_to_kelly=statistics.median(ratios) if ratios else None,
     )

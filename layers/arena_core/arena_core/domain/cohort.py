@@ -85,7 +85,9 @@ class Cohort(DomainModel):
 
 
 class Agent(DomainModel):
-    """One family's participant in one cohort. ``version`` guards concurrent cash updates."""
+    """One family's participant in one cohort. ``version`` guards concurrent cash updates;
+    ``trades`` counts its executed trades (moved in each trade's transaction), so a leaderboard
+    of one methodology's cohorts counts their trades without reading a trade."""
 
     agent_id: str
     cohort_id: str
@@ -95,6 +97,7 @@ class Agent(DomainModel):
     model_id: str
     cash: Decimal
     version: int = 0
+    trades: int = 0
 
     @staticmethod
     def id_for(cohort_id: str, family_id: str) -> str:

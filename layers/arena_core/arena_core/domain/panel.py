@@ -21,6 +21,8 @@ from arena_core.domain.base import DomainModel
 from arena_core.domain.market import Market, MarketStatus
 from arena_core.domain.text import CleanText
 
+PANEL_SIZE = 30  # K: panel markets per run (the default setting)
+PANEL_HORIZON = timedelta(days=60)  # panel markets close within this after the run (default)
 P_MIN = Decimal("0.001")
 P_MAX = Decimal("0.999")
 PRICE_BAND = (Decimal("0.03"), Decimal("0.97"))
@@ -205,6 +207,8 @@ class PanelQuestion(DomainModel):
     market: PanelMarket
     agent_ids: tuple[str, ...]
     status: QuestionStatus = QuestionStatus.PENDING
+    requested: int | None = None  # the panel's K (None: registered before it was kept)
+    eligible: int | None = None  # markets of the universe that qualified
 
     @property
     def question_id(self) -> str:
@@ -215,6 +219,7 @@ class ScoredBy(StrEnum):
     LLM = "llm"
     BASELINE = "baseline"
     ENSEMBLE = "ensemble"  # the models' log-loss-weighted average, a reference row
+    MARKET = "market"  # the market's price at capture, as a forecaster (computed, never stored)
 
 
 class PanelScore(DomainModel):

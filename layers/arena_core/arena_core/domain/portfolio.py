@@ -155,6 +155,7 @@ class PortfolioSnapshot(DomainModel):
     brier: Decimal | None
     resolved_bets: int
     open_positions: int
+    trades: int = 0  # the agent's executed trades so far
 
 
 class SeriesPoint(DomainModel):

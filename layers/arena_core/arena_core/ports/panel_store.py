@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
+from arena_core.domain.coherence import DecisionCoherence
 from arena_core.domain.panel import PanelQuestion, PanelScore, QuestionStatus
 
 
@@ -32,3 +33,12 @@ class PanelStore(ABC):
     @abstractmethod
     def questions(self, cohort_id: str) -> list[PanelQuestion]:
         """Every question of a cohort, whatever its status, in (week, market) order."""
+
+    @abstractmethod
+    def record_coherence(self, coherence: DecisionCoherence) -> None:
+        """Store a decision's trade coherence (idempotent per decision: a retry stores the same
+        rows again)."""
+
+    @abstractmethod
+    def family_coherence(self, family_id: str) -> list[DecisionCoherence]:
+        """Every decision coherence of a family, across cohorts, in decision-id order."""

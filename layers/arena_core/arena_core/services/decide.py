@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from arena_core.domain.answer import Action
+from arena_core.domain.coherence import DecisionCoherence
 from arena_core.domain.cohort import Agent, Cohort, decision_week
 from arena_core.domain.decisions import (
     Consultation,
@@ -50,7 +51,13 @@ from arena_core.errors import (
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
-from arena_core.ports.stores import WithCohorts, WithDecisions, WithLedger, WithMarkets
+from arena_core.ports.stores import (
+    WithCohorts,
+    WithDecisions,
+    WithLedger,
+    WithMarkets,
+    WithPanel,
+)
 from arena_core.protocol.prompt import build_prompt
 from arena_core.services.consult import consult
 from arena_core.services.outcome import bounded, summarize
@@ -126,7 +133,7 @@ class _Attempt:
     checkpointed: bool = field(default=False)
 
 
-class DecideStores(WithCohorts, WithDecisions, WithLedger, WithMarkets, Protocol):
+class DecideStores(WithCohorts, WithDecisions, WithLedger, WithMarkets, WithPanel, Protocol):
     """The roles deciding uses: the cohort, the claim, the ledger, the held markets' state."""
 
 
@@ -142,6 +149,7 @@ class DecideService:
         self._decisions = stores.decisions
         self._ledger = stores.ledger
         self._markets = stores.markets
+        self._panel_store = stores.panel
         self._blobs = blobs
         self._clock = clock
         self._settings = settings or DecideSettings()
@@ -266,6 +274,17 @@ class DecideService:
         zero_trades = outcome.action is not Action.HOLD and outcome.executed == 0
         status = DecisionStatus.RETRYABLE_FAILURE if zero_trades else DecisionStatus.SUCCEEDED
         error = "the decision produced zero executed trades" if zero_trades else None
+        if outcome.coherence:
+            self._panel_store.record_coherence(
+                DecisionCoherence(
+                    decision_id=record.decision_id,
+                    agent_id=record.agent_id,
+                    cohort_id=record.cohort_id,
+                    family_id=attempt.member.family_id,
+                    week=record.week,
+                    trades=outcome.coherence,
+                )
+            )
         self._decisions.finish_decision(
             record.decision_id,
             owner=request.owner,

@@ -9,14 +9,14 @@ from datetime import datetime, timedelta
 
 from arena_core.domain.cohort import week_start_for
 from arena_core.domain.market import Market
-from arena_core.domain.panel import Panel, select_panel
+from arena_core.domain.panel import PANEL_HORIZON, PANEL_SIZE, Panel, select_panel
 from arena_core.ports.blob_store import BlobStore
 
 
 @dataclass(frozen=True)
 class PanelSettings:
-    size: int = 30  # K: panel markets per run
-    horizon: timedelta = timedelta(days=60)  # they must close within this after the run
+    size: int = PANEL_SIZE  # K: panel markets per run
+    horizon: timedelta = PANEL_HORIZON  # they must close within this after the run
 
 
 def panel_key(run_at: datetime) -> str:

@@ -60,9 +60,10 @@ class PublishSiteService:
         cohorts = self._stores.cohorts.cohorts()
         live = self._live(cohorts, self._publisher.published())
         cohort_views = [collector.cohort_view(c) for c in live]
-        board = collector.leaderboard(cohorts)
-        recent_decisions(board.families, cohort_views)
-        files = renderer.global_files(board, cohorts)
+        boards = collector.leaderboards(cohorts)
+        for board in boards:
+            recent_decisions(board.families, cohort_views)
+        files = renderer.global_files(boards, cohorts)
         for view in cohort_views:
             files.update(renderer.cohort_files(view))
             if view.cohort.status is CohortStatus.COMPLETED:

@@ -124,6 +124,7 @@ def snapshot_of(
         brier=brier,
         resolved_bets=len(scores),
         open_positions=len(positions),
+        trades=agent.trades,
     )
     return snapshot, sum(1 for m in marks if m.stale)
 

@@ -111,7 +111,13 @@ class PrepareRunService:
             week = decision_week(cohort.week_start, run_at)
             questions += [
                 PanelQuestion(
-                    cohort_id=cohort.cohort_id, week=week, run_at=run_at, market=m, agent_ids=asked
+                    cohort_id=cohort.cohort_id,
+                    week=week,
+                    run_at=run_at,
+                    market=m,
+                    agent_ids=asked,
+                    requested=panel.requested,
+                    eligible=panel.eligible,
                 )
                 for m in panel.markets
             ]

@@ -1,10 +1,13 @@
 """Read what the site shows from the repository, with reads bounded by what changes.
 
-Global pages (leaderboard, model pages) read the running family aggregates, one latest snapshot
-per agent of the family, and the family series at the resolution each chart range needs: no read
-grows with the number of bets, trades or snapshots. Agent pages read the last day's snapshots
-and one hourly snapshot per hour before it. Cohort and agent pages are built only for the
-cohorts asked for (the live ones; a completed cohort is published once and left alone).
+Global pages (leaderboards, model pages) read one latest snapshot per agent of each family, its
+scored forecasts, and the family series at the resolution each chart range needs; under
+methodology v1+panel also the panel's scores and the families' trade coherence. Results are
+never aggregated across methodologies: there is one leaderboard per methodology version, each
+computed from its own cohorts, the current version (the newest cohort's) first. Agent pages
+read the last day's snapshots and one hourly snapshot per hour before it. Cohort and agent pages
+are built only for the cohorts asked for (the live ones; a completed cohort is published once
+and left alone).
 """
 
 from __future__ import annotations
@@ -17,19 +20,21 @@ from decimal import Decimal
 from typing import Protocol
 
 from arena_core.domain import accounting
-from arena_core.domain.aggregates import FamilyAggregate
+from arena_core.domain.coherence import CoherenceSummary, DecisionCoherence, coherence_summary
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.decisions import DecisionOutcome, DecisionRecord
 from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.domain.market import Market
+from arena_core.domain.panel import Methodology, PanelQuestion, PanelScore
 from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, Position, Settlement, Trade
 from arena_core.errors import ArenaError
 from arena_core.ports.blob_store import BlobStore
-from arena_core.ports.stores import WithCohorts, WithMarkets, WithViews
+from arena_core.ports.stores import WithCohorts, WithMarkets, WithPanel, WithViews
 from arena_core.scoring.bets import scored_forecast
 from arena_core.scoring.statistics import UNKNOWN, ScoredForecast, horizon_bucket
 from arena_core.site.charts import Point, RangeChart, range_charts
 from arena_core.site.leaderboard import LeaderboardRow, leaderboard_row, ordered
+from arena_core.site.panel_statistics import PanelStatistics, compute_panel
 from arena_core.site.statistics import (
     FamilyStatistics,
     RankingRules,
@@ -77,6 +82,7 @@ class AgentView:
 class CohortView:
     cohort: Cohort
     agents: list[AgentView]
+    questions: list[PanelQuestion] = field(default_factory=list)  # v1+panel: the panel asked
 
 
 @dataclass
@@ -90,15 +96,36 @@ class FamilyView:
 
 
 @dataclass
-class LeaderboardData:
-    """Everything global pages and tables show: the families in leaderboard order, the
-    statistics behind them, and the rows they are computed from (exported as they are)."""
+class PanelBoard:
+    """The forecast panel's side of a v1+panel leaderboard: its statistics, the scored panel
+    forecasts they come from, and each family's buys against its own forecasts."""
 
+    statistics: PanelStatistics
+    scores: list[PanelScore]
+    coherence: list[DecisionCoherence]
+    summaries: dict[str, CoherenceSummary]  # by family
+
+    def summary(self, family_id: str) -> CoherenceSummary:
+        return self.summaries.get(family_id) or coherence_summary(())
+
+
+@dataclass
+class LeaderboardData:
+    """One methodology version's leaderboard: its cohorts, the families in leaderboard order,
+    the statistics behind them, and the rows they are computed from (exported as they are).
+    Under v1+panel, ``panel`` holds what the leaderboard ranks on."""
+
+    methodology: str
+    cohorts: list[Cohort]
     families: list[FamilyView]
     statistics: Statistics
     forecasts: list[tuple[BetScore, ScoredForecast]]
     returns: dict[str, dict[str, Decimal]]  # family -> cohort -> return %
     rules: RankingRules
+    panel: PanelBoard | None = None
+
+    def family(self, family_id: str) -> FamilyView | None:
+        return next((f for f in self.families if f.spec.family_id == family_id), None)
 
 
 def families(cohorts: Sequence[Cohort]) -> list[AgentSpec]:
@@ -110,8 +137,28 @@ def families(cohorts: Sequence[Cohort]) -> list[AgentSpec]:
     return list(seen.values())
 
 
-class SiteStores(WithCohorts, WithMarkets, WithViews, Protocol):
-    """The roles the site reads: cohorts and agents, market questions, snapshots and records."""
+def methodologies(cohorts: Sequence[Cohort]) -> list[str]:
+    """The methodology versions of the cohorts, the current one (the newest cohort's) first,
+    then the others from the most recently used; v1 alone when there is no cohort yet."""
+    order: list[str] = []
+    for cohort in sorted(cohorts, key=lambda c: c.week_start, reverse=True):
+        if cohort.methodology_version not in order:
+            order.append(cohort.methodology_version)
+    return order or [Methodology.V1.value]
+
+
+@dataclass(frozen=True)
+class _FamilyReads:
+    """What one publication reads per family, once, whichever leaderboards it appears on."""
+
+    latest: dict[str, list[PortfolioSnapshot]]
+    scores: dict[str, list[BetScore]]
+    charts: dict[str, list[RangeChart]]
+
+
+class SiteStores(WithCohorts, WithMarkets, WithViews, WithPanel, Protocol):
+    """The roles the site reads: cohorts and agents, market questions, snapshots and records,
+    and the forecast panel."""
 
 
 class SiteCollector:
@@ -126,27 +173,50 @@ class SiteCollector:
         self._cohorts = stores.cohorts
         self._markets = stores.markets
         self._views = stores.views
+        self._panel = stores.panel
         self._blobs = blobs
         self.now = now
 
-    def leaderboard(self, cohorts: Sequence[Cohort]) -> LeaderboardData:
+    def leaderboards(self, cohorts: Sequence[Cohort]) -> list[LeaderboardData]:
+        """One leaderboard per methodology version, the current one first."""
         specs = families(cohorts)
-        aggregates = self._views.family_aggregates()
-        latest = {spec.family_id: self._views.family_latest(spec.family_id) for spec in specs}
-        scores = {spec.family_id: self._views.family_scores(spec.family_id) for spec in specs}
+        reads = _FamilyReads(
+            latest={s.family_id: self._views.family_latest(s.family_id) for s in specs},
+            scores={s.family_id: self._views.family_scores(s.family_id) for s in specs},
+            charts={s.family_id: self._family_charts(s.family_id) for s in specs},
+        )
+        boards = []
+        for version in methodologies(cohorts):
+            members = [c for c in cohorts if c.methodology_version == version]
+            boards.append(self._leaderboard(version, members, reads))
+        return boards
+
+    def _leaderboard(
+        self, version: str, cohorts: list[Cohort], reads: _FamilyReads
+    ) -> LeaderboardData:
+        ids = {c.cohort_id for c in cohorts}
+        specs = families(cohorts)
+        latest = {
+            f: [s for s in snapshots if s.cohort_id in ids] for f, snapshots in reads.latest.items()
+        }
+        scores = {
+            s.family_id: [b for b in reads.scores.get(s.family_id, []) if b.cohort_id in ids]
+            for s in specs
+        }
         forecasts = [(score, scored_forecast(score)) for f in scores for score in scores[f]]
         rows: dict[str, list[ScoredForecast]] = {}
         for score, forecast in forecasts:
             rows.setdefault(score.family_id, []).append(forecast)
         returns = {
-            f: {s.cohort_id: s.total_pnl_pct for s in snapshots}
-            for f, snapshots in latest.items()
-            if snapshots
+            spec.family_id: {s.cohort_id: s.total_pnl_pct for s in latest[spec.family_id]}
+            for spec in specs
+            if latest.get(spec.family_id)
         }
+        returns_float = {f: {c: float(v) for c, v in w.items()} for f, w in returns.items()}
         rankable = {spec.family_id for spec in specs if spec.kind is AgentKind.LLM}
         statistics = compute(
             rows,
-            {f: {c: float(v) for c, v in weeks.items()} for f, weeks in returns.items()},
+            returns_float,
             rankable=rankable,
             rules=self._rules,
             groups=breakdown_groups(forecasts),
@@ -155,13 +225,39 @@ class SiteCollector:
         for spec in specs:
             family = spec.family_id
             stats = statistics.families.get(family) or empty_statistics(family)
-            aggregate = aggregates.get(family) or FamilyAggregate(family_id=family)
-            board_row = leaderboard_row(spec, aggregate, latest[family], stats)
-            charts = self._family_charts(family)
-            views.append(FamilyView(spec, board_row, stats, latest[family], charts))
+            board_row = leaderboard_row(spec, scores[family], latest[family], stats)
+            views.append(FamilyView(spec, board_row, stats, latest[family], reads.charts[family]))
         order = {row.family_id: i for i, row in enumerate(ordered(v.row for v in views))}
         views.sort(key=lambda v: order[v.spec.family_id])
-        return LeaderboardData(views, statistics, forecasts, returns, self._rules)
+        board = LeaderboardData(
+            version, cohorts, views, statistics, forecasts, returns, self._rules
+        )
+        if version == Methodology.V1_PANEL:
+            board.panel = self._panel_board(cohorts, specs, returns_float)
+        return board
+
+    def _panel_board(
+        self,
+        cohorts: Sequence[Cohort],
+        specs: Sequence[AgentSpec],
+        returns: dict[str, dict[str, float]],
+    ) -> PanelBoard:
+        ids = {c.cohort_id for c in cohorts}
+        scores = [s for c in cohorts for s in self._panel.scores(c.cohort_id)]
+        coherence = [
+            c
+            for spec in specs
+            for c in self._panel.family_coherence(spec.family_id)
+            if c.cohort_id in ids
+        ]
+        summaries = {
+            spec.family_id: coherence_summary(
+                t for c in coherence if c.family_id == spec.family_id for t in c.trades
+            )
+            for spec in specs
+        }
+        statistics = compute_panel(scores, returns, self._rules)
+        return PanelBoard(statistics, scores, coherence, summaries)
 
     def _family_charts(self, family_id: str) -> list[RangeChart]:
         def points(resolution: str, span: timedelta | None) -> list[Point]:
@@ -188,7 +284,12 @@ class SiteCollector:
             self._agent_view(a, latest.get(a.agent_id), cohort)
             for a in self._cohorts.agents(cohort.cohort_id)
         ]
-        return CohortView(cohort, agents)
+        questions = (
+            self._panel.questions(cohort.cohort_id)
+            if cohort.methodology_version == Methodology.V1_PANEL
+            else []
+        )
+        return CohortView(cohort, agents, questions)
 
     def _agent_view(
         self, agent: Agent, latest: PortfolioSnapshot | None, cohort: Cohort

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 
-from arena_core.domain.aggregates import FamilyAggregate
 from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.domain.money import ZERO
-from arena_core.domain.portfolio import PortfolioSnapshot
+from arena_core.domain.portfolio import BetScore, PortfolioSnapshot
 from arena_core.scoring.statistics import Interval
 from arena_core.site.statistics import FamilyStatistics
 
@@ -64,11 +63,13 @@ def _standing(spec: AgentSpec, stats: FamilyStatistics) -> Standing:
 
 def leaderboard_row(
     spec: AgentSpec,
-    aggregate: FamilyAggregate,
+    scores: Sequence[BetScore],
     latest: Sequence[PortfolioSnapshot],
     stats: FamilyStatistics,
 ) -> LeaderboardRow:
-    n = aggregate.scored_bets
+    """The family's row from its bet scores and its agents' latest snapshots, both of the
+    leaderboard's cohorts only."""
+    n = len(scores)
     return LeaderboardRow(
         family_id=spec.family_id,
         display_name=spec.display_name,
@@ -88,9 +89,9 @@ def leaderboard_row(
         relative_log=stats.relative_log,
         returns=stats.returns,
         total_pnl=sum((s.total_pnl for s in latest), ZERO),
-        win_rate=Decimal(aggregate.wins) / n if n else None,
+        win_rate=Decimal(sum(s.won for s in scores)) / n if n else None,
         resolved_bets=n,
-        trades=aggregate.trades,
+        trades=sum(s.trades for s in latest),
     )
 
 

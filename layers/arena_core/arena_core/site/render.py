@@ -18,29 +18,23 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from arena_core.domain.cohort import METHODOLOGY_VERSION, Cohort
+from arena_core.domain.cohort import Cohort
+from arena_core.domain.panel import P_MAX, P_MIN, PANEL_HORIZON, PANEL_SIZE, PRICE_BAND
 from arena_core.domain.text import inert_text
 from arena_core.site import exports, pairwise, tables
+from arena_core.site.cohort_tables import cohort_rows, cohort_tables
 from arena_core.site.collect import (
-    AgentView,
     CohortView,
     DecisionView,
     FamilyView,
     LeaderboardData,
 )
+from arena_core.site.panel_leaderboard import panel_leaderboard
 from arena_core.site.reliability import reliability_diagram
-from arena_core.site.statistics import Breakdown
+from arena_core.site.schema_panel import PANEL_TABLES
+from arena_core.site.statistics import Breakdown, Statistics
 
 HERE = Path(__file__).parent
-COHORT_TABLES = (
-    "agents",
-    "decisions",
-    "trades",
-    "positions",
-    "settlements",
-    "bet_scores",
-    "snapshots",
-)
 RECENT_DECISIONS = 5
 RECENT_COHORTS = 12  # rows of a model page's cohort table: page weight stays flat with history
 
@@ -104,6 +98,7 @@ def environment() -> Environment:
         pct=lambda v: "—" if v is None else f"{_fixed(v, '0.01')}%",
         share=lambda v: "—" if v is None else f"{_fixed(v * 100, '0.1')}%",
         prob=lambda v: _fixed(v, "0.0001"),
+        ratio=lambda v: _fixed(v, "0.01"),
         num=_sort_value,
         places=_decimal_places,
         count=lambda v: "—" if v is None else f"{v:,.0f}",
@@ -112,54 +107,21 @@ def environment() -> Environment:
     return env
 
 
-def _snapshot_rows(view: AgentView) -> list[dict[str, Any]]:
-    return [s.model_dump() for s in view.hourly]
-
-
-def cohort_rows(view: CohortView) -> dict[str, list[dict[str, Any]]]:
-    """The per-cohort export tables."""
-    tables: dict[str, list[dict[str, Any]]] = {name: [] for name in COHORT_TABLES}
-    for agent in view.agents:
-        latest = agent.latest.model_dump() if agent.latest else {}
-        tables["agents"].append(
-            {**latest, **agent.agent.model_dump(), "snapshot_at": latest.get("taken_at")}
-        )
-        for d in agent.decisions:
-            outcome = d.outcome.model_dump() if d.outcome else {}
-            tables["decisions"].append(
-                {
-                    **d.record.model_dump(exclude={"checkpoint", "outcome"}),
-                    **outcome,
-                    "reasoning": d.reasoning,
-                    "replies": len(d.outcome.responses) if d.outcome else 0,
-                }
-            )
-        tables["trades"] += [t.model_dump() for t in agent.trades]
-        tables["positions"] += [
-            {
-                **p.position.model_dump(),
-                "avg_entry_price": p.position.avg_entry_price,
-                "mark_price": p.mark_price,
-                "marked_value": p.marked_value,
-            }
-            for p in agent.positions
-        ]
-        tables["settlements"] += [s.model_dump() for s in agent.settlements]
-        tables["bet_scores"] += [s.model_dump() for s in agent.scores]
-        tables["snapshots"] += _snapshot_rows(agent)
-    return tables
-
-
 class SiteRenderer:
     def __init__(self, now: datetime, *, universe_size: int = 500, horizon: int = 5) -> None:
         self._env = environment()
         self._now = now
         self._common = {
             "now": now,
-            "methodology_version": METHODOLOGY_VERSION,
             "universe_size": universe_size,
             "horizon": horizon,
             "recent_cohorts": RECENT_COHORTS,
+            "panel": {
+                "size": PANEL_SIZE,
+                "horizon_days": PANEL_HORIZON.days,
+                "band": PRICE_BAND,
+                "clip": (P_MIN, P_MAX),
+            },
         }
 
     def page(self, template: str, depth: int, **context: Any) -> bytes:
@@ -167,27 +129,28 @@ class SiteRenderer:
         html = self._env.get_template(template).render(root=root, **self._common, **context)
         return html.encode()
 
-    def global_files(self, board: LeaderboardData, cohorts: Sequence[Cohort]) -> dict[str, bytes]:
-        families = board.families
-        names = {f.spec.family_id: f.spec.display_name for f in families}
-        statistics = board.statistics
-        common = {"rules": board.rules, "cohorts": cohorts}
+    def global_files(
+        self, boards: Sequence[LeaderboardData], cohorts: Sequence[Cohort]
+    ) -> dict[str, bytes]:
+        """Every site-wide page and table: one leaderboard per methodology version (the current
+        one first), each with its own statistics; the model pages show each version apart."""
+        current = boards[0]
+        common = {
+            "rules": current.rules,
+            "cohorts": cohorts,
+            "methodology_version": current.methodology,
+            "versions": [b.methodology for b in boards],
+        }
         files = {
             "index.html": self.page(
                 "index.html.j2",
                 0,
                 title="Leaderboard",
-                rows=[f.row for f in families],
-                market=statistics.market,
+                boards=[(b, panel_leaderboard(b)) for b in boards],
                 **common,
             ),
             "pairwise.html": self.page(
-                "pairwise.html.j2",
-                0,
-                title="Every pair compared",
-                matrices=pairwise.matrices(statistics.pairs, names),
-                lines=pairwise.lines(statistics.pairs, names),
-                unshared=sum(p.result is None for p in statistics.pairs),
+                "pairwise.html.j2", 0, title="Every pair compared", sections=_pairwise(boards)
             ),
             "methodology.html": self.page("methodology.html.j2", 0, title="Methodology", **common),
             "data/index.html": self.page(
@@ -196,37 +159,24 @@ class SiteRenderer:
                 title="Data",
                 tables=exports.TABLES,
                 global_tables=tables.GLOBAL_TABLES,
-                cohort_tables=COHORT_TABLES,
+                cohort_tables=cohort_tables,
+                panel_tables=tuple(PANEL_TABLES),
                 **common,
             ),
-            "data/cohorts.json": json.dumps(
-                [
-                    {
-                        "cohort_id": c.cohort_id,
-                        "week_start": exports.cell(c.week_start),
-                        "status": c.status.value,
-                        "files": [f"cohorts/{c.cohort_id}/{t}.csv" for t in COHORT_TABLES],
-                    }
-                    for c in cohorts
-                ],
-                indent=1,
-            ).encode(),
+            "data/cohorts.json": _cohorts_json(cohorts),
         }
-        for table, rows in tables.global_tables(board).items():
+        for table, rows in tables.global_tables(list(boards)).items():
             files.update(exports.table_files("data", table, rows))
-        breakdowns: dict[str, list[Breakdown]] = {}
-        for b in statistics.breakdowns:
-            breakdowns.setdefault(b.family_id, []).append(b)
-        for family in families:
-            calibration = family.stats.calibration
-            files[f"models/{family.spec.family_id}.html"] = self.page(
+        for family_id, sections in _model_sections(boards).items():
+            files[f"models/{family_id}.html"] = self.page(
                 "model.html.j2",
                 1,
-                title=family.spec.display_name,
-                view=family,
-                diagram=reliability_diagram(calibration.bins, calibration.market_bins),
-                breakdowns=breakdowns.get(family.spec.family_id, []),
-                rules=board.rules,
+                title=sections[0]["view"].spec.display_name,
+                spec=sections[0]["view"].spec,
+                sections=sections,
+                charts=sections[0]["view"].charts,
+                recent=sections[0]["view"].recent,
+                rules=current.rules,
             )
         for name in ("style.css", "app.js"):
             files[f"static/{name}"] = (HERE / "static" / name).read_bytes()
@@ -246,6 +196,71 @@ class SiteRenderer:
         for table, rows in cohort_rows(view).items():
             files.update(exports.table_files(f"data/cohorts/{cohort_id}", table, rows))
         return files
+
+
+def _cohorts_json(cohorts: Sequence[Cohort]) -> bytes:
+    listing = [
+        {
+            "cohort_id": c.cohort_id,
+            "week_start": exports.cell(c.week_start),
+            "status": c.status.value,
+            "methodology": c.methodology_version,
+            "files": [f"cohorts/{c.cohort_id}/{t}.csv" for t in cohort_tables(c)],
+        }
+        for c in cohorts
+    ]
+    return json.dumps(listing, indent=1).encode()
+
+
+def shown(board: LeaderboardData) -> Statistics:
+    """The statistics a board's pairwise page, calibration and breakdowns show."""
+    return tables.shown_statistics(board)
+
+
+def _pairwise(boards: Sequence[LeaderboardData]) -> list[dict[str, Any]]:
+    sections = []
+    for board in boards:
+        statistics = shown(board)
+        names = {f.spec.family_id: f.spec.display_name for f in board.families}
+        if board.panel is not None:
+            names |= {r.family_id: r.display_name for r in panel_leaderboard(board)}
+        sections.append(
+            {
+                "methodology": board.methodology,
+                "panel": board.panel is not None,
+                "matrices": pairwise.matrices(statistics.pairs, names),
+                "lines": pairwise.lines(statistics.pairs, names),
+                "unshared": sum(p.result is None for p in statistics.pairs),
+            }
+        )
+    return sections
+
+
+def _model_sections(boards: Sequence[LeaderboardData]) -> dict[str, list[dict[str, Any]]]:
+    """Per family, one section per leaderboard it is on: its row, statistics, calibration and
+    breakdowns there (under v1+panel, of its panel forecasts, with its coherence)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for board in boards:
+        statistics = shown(board)
+        breakdowns: dict[str, list[Breakdown]] = {}
+        for b in statistics.breakdowns:
+            breakdowns.setdefault(b.family_id, []).append(b)
+        panel_rows = {r.family_id: r for r in panel_leaderboard(board)}
+        for view in board.families:
+            family = view.spec.family_id
+            stats = statistics.families.get(family)
+            calibration = (stats or view.stats).calibration
+            found.setdefault(family, []).append(
+                {
+                    "board": board,
+                    "view": view,
+                    "panel": panel_rows.get(family),
+                    "calibration": calibration,
+                    "diagram": reliability_diagram(calibration.bins, calibration.market_bins),
+                    "breakdowns": breakdowns.get(family, []),
+                }
+            )
+    return found
 
 
 def recent_decisions(families: Sequence[FamilyView], cohorts: Sequence[CohortView]) -> None:

@@ -1,7 +1,10 @@
 """The dataset's tables: every column with what it means. The exports write these columns and
-the schema page documents them, from this one definition."""
+the schema page documents them, from this one definition (the forecast panel's tables are in
+``schema_panel``)."""
 
 from __future__ import annotations
+
+from arena_core.site.schema_panel import METHODOLOGY, PANEL_TABLES
 
 TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "leaderboard": (
@@ -9,6 +12,7 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         "a bootstrap that resamples cohorts (weeks), then forecasts within them; every number "
         "recomputes from forecasts and family_returns.",
         (
+            METHODOLOGY,
             ("rank", "Rank among ranked families by mean Brier (lower is better), else empty."),
             ("rank_best", "Best rank the Brier intervals allow (ranked families)."),
             ("rank_worst", "Worst rank the Brier intervals allow (ranked families)."),
@@ -70,6 +74,7 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         "One row per scored forecast: the unit every statistic is computed from. v1: each scored "
         "bet, in YES terms (a NO bet forecasts YES at 1 - its implied confidence).",
         (
+            METHODOLOGY,
             ("trade_id", "The buy it comes from."),
             ("family_id", "Family id."),
             ("agent_id", "Agent id."),
@@ -95,6 +100,7 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "family_returns": (
         "One row per family and cohort: the return the mean return % and its interval come from.",
         (
+            METHODOLOGY,
             ("family_id", "Family id."),
             ("cohort_id", "Cohort id."),
             ("return_pct", "The agent's latest (total value - 10,000) / 10,000 x 100."),
@@ -104,6 +110,7 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         "Every two families compared on what they share: Brier on the markets both forecast in a "
         "week, return % on the weeks both ran. Differences are A - B.",
         (
+            METHODOLOGY,
             ("family_a", "Family A."),
             ("family_b", "Family B."),
             ("measure", "brier or return_pct."),
@@ -126,6 +133,7 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "breakdowns": (
         "Per family, its scored forecasts by market category and by time from bet to close.",
         (
+            METHODOLOGY,
             ("family_id", "Family id."),
             ("dimension", "category or time_to_close."),
             ("group", "The category, or under a week / under a month / longer / unknown."),
@@ -142,6 +150,7 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         "Reliability diagram data: per family, its forecasts and the market's prices on the same "
         "forecasts, in ten right-closed bins of probability for YES.",
         (
+            METHODOLOGY,
             ("family_id", "Family id."),
             ("forecaster", "model (the family's p_yes) or market (market_p_yes)."),
             ("bin", "Bin index, 0 to 9."),
@@ -170,6 +179,7 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ("total_pnl_pct", "total_pnl / 10,000 x 100."),
             ("brier", "Mean Brier of the agent's scored bets (empty when none)."),
             ("resolved_bets", "Scored bets."),
+            ("trades", "Executed trades (buys and sells)."),
             ("snapshot_at", "Time of the snapshot these values come from."),
         ),
     ),
@@ -191,6 +201,11 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ("rejected", "Trades rejected by the rules."),
             ("replies", "Replies received (format retries included)."),
             ("error", "Error recorded on a failed attempt."),
+            (
+                "forecast_problems",
+                "v1+panel: what was still wrong with the reply's panel forecasts after the "
+                "format retries (the affected markets are filled in and flagged), else empty.",
+            ),
         ),
     ),
     "trades": (
@@ -290,4 +305,5 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ("resolved_bets", "Scored bets so far."),
         ),
     ),
+    **PANEL_TABLES,
 }

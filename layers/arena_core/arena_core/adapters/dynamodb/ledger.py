@@ -309,7 +309,10 @@ def _cash_update(agent_id: str, version: int, before: Decimal, after: Decimal) -
     return {
         "Update": {
             "Key": k.agent_key(agent_id),
-            "UpdateExpression": f"SET {expr.assignments({'cash': after, 'version': version + 1})}",
+            "UpdateExpression": (
+                f"SET {expr.assignments({'cash': after, 'version': version + 1})} "
+                f"ADD {expr.n('trades')} {expr.v(1)}"
+            ),
             "ConditionExpression": condition,
             **expr.kwargs(),
         }

@@ -1,7 +1,8 @@
-"""The forecast panel on DynamoDB: one partition per cohort holding its questions (``Q#``) and
-scores (``S#``), each stored as JSON text; pending questions sit in a sparse GSI1 partition that
-scoring leaves. A question's scores and its closing are one transaction, conditional on the
-question still pending: a retried resolve writes nothing twice."""
+"""The forecast panel on DynamoDB: one partition per cohort holding its questions (``Q#``),
+scores (``S#``) and decisions' trade coherence (``C#``), each stored as JSON text; pending
+questions sit in a sparse GSI1 partition that scoring leaves, and coherence items in a GSI2
+partition per family. A question's scores and its closing are one transaction, conditional on
+the question still pending: a retried resolve writes nothing twice."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from arena_core.adapters.dynamodb import schema as k
 from arena_core.adapters.dynamodb.codec import from_attributes, to_attributes
 from arena_core.adapters.dynamodb.table import ConditionFailed, Expr, Table, TransactionCancelled
+from arena_core.domain.coherence import DecisionCoherence
 from arena_core.domain.panel import PanelQuestion, PanelScore, QuestionStatus
 from arena_core.errors import PersistenceError
 from arena_core.ports.panel_store import PanelStore
@@ -96,3 +98,21 @@ class DynamoPanelStore(PanelStore):
     def questions(self, cohort_id: str) -> list[PanelQuestion]:
         items = self.table.partition(k.panel_pk(cohort_id), k.PANEL_QUESTION)
         return [PanelQuestion.model_validate_json(from_attributes(i)["question"]) for i in items]
+
+    def record_coherence(self, coherence: DecisionCoherence) -> None:
+        keys = k.panel_coherence_key(coherence.cohort_id, coherence.decision_id)
+        item = {
+            **keys,
+            "entity": "panel_coherence",
+            "coherence": coherence.model_dump_json(),
+            k.GSI2PK: k.family_coherence_index(coherence.family_id),
+            k.GSI2SK: coherence.decision_id,
+        }
+        self.table.put(to_attributes(item))  # the same rows on a retry: last write is the same
+
+    def family_coherence(self, family_id: str) -> list[DecisionCoherence]:
+        items = self.table.index_partition(k.GSI2, k.GSI2PK, k.family_coherence_index(family_id))
+        found = [
+            DecisionCoherence.model_validate_json(from_attributes(i)["coherence"]) for i in items
+        ]
+        return sorted(found, key=lambda c: c.decision_id)

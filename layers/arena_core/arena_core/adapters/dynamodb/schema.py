@@ -43,9 +43,11 @@ LATEST = "LATEST#"
 FAMILY = "FAMILY#"
 PANEL_QUESTION = "Q#"
 PANEL_SCORE = "S#"
+PANEL_COHERENCE = "C#"
 # Index partitions.
 COHORTS_BY_STATUS = "COHORTS#"
 FAMILY_SCORES = "FAMILYSCORES#"
+FAMILY_COHERENCE = "FAMILYCOHERENCE#"
 OPEN_POSITIONS = "OPENPOS#"
 MARKET_POSITIONS = "MARKETPOS#"
 # Markets that hold or held a position and are not marked resolved (the name predates sold-out
@@ -228,3 +230,11 @@ def panel_question_key(cohort_id: str, week: int, market_id: str) -> dict[str, s
 
 def panel_score_key(cohort_id: str, week: int, market_id: str, agent_id: str) -> dict[str, str]:
     return key(panel_pk(cohort_id), f"{PANEL_SCORE}{week:03d}#{market_id}#{agent_id}")
+
+
+def panel_coherence_key(cohort_id: str, decision_id: str) -> dict[str, str]:
+    return key(panel_pk(cohort_id), f"{PANEL_COHERENCE}{decision_id}")
+
+
+def family_coherence_index(family_id: str) -> str:
+    return f"{FAMILY_COHERENCE}{family_id}"
