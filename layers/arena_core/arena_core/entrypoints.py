@@ -67,7 +67,15 @@ def panel_settings(c: Container) -> PanelSettings:
 def open_cohort(c: Container) -> OpenCohortResult:
     from arena_core.services.open_cohort import OpenCohortService  # noqa: PLC0415
 
-    return OpenCohortService(c.stores.cohorts, c.clock, c.lineup, c.settings.methodology).open()
+    service = OpenCohortService(
+        c.stores.cohorts,
+        c.clock,
+        c.lineups,
+        c.settings.methodology,
+        include_llms=c.settings.include_llms,
+        include_baselines=c.settings.include_baselines,
+    )
+    return service.open()
 
 
 def prepare(c: Container, event: RunInput) -> PreparedRun:

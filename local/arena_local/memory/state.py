@@ -21,6 +21,7 @@ from arena_core.domain.portfolio import (
     Settlement,
     Trade,
 )
+from arena_core.domain.releases import LineupRelease
 from arena_core.errors import NotFoundError
 from arena_core.scoring.aggregates import combined
 
@@ -66,6 +67,7 @@ class MemoryState:
     series: dict[tuple[str, str], TimeIndex[SeriesPoint]] = field(default_factory=dict)
     panel_questions: dict[str, PanelQuestion] = field(default_factory=dict)  # by question id
     panel_scores: dict[str, list[PanelScore]] = field(default_factory=dict)  # by question id
+    lineup_releases: dict[int, LineupRelease] = field(default_factory=dict)  # by number
 
     def require_agent(self, agent_id: str) -> Agent:
         agent = self.agents.get(agent_id)

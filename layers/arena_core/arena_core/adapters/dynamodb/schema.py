@@ -29,6 +29,7 @@ HOURLY_SNAPSHOT = "SNAPH#"
 SERIES = "SERIES#"
 AGGREGATES = "AGGREGATES"
 PANEL = "PANEL#"  # a cohort's forecast-panel questions and scores
+LINEUP = "LINEUP"  # the lineup releases, one item each
 # Sort keys and sort key prefixes.
 COHORT_ITEM = "COHORT"
 PROFILE = "PROFILE"
@@ -43,6 +44,7 @@ LATEST = "LATEST#"
 FAMILY = "FAMILY#"
 PANEL_QUESTION = "Q#"
 PANEL_SCORE = "S#"
+RELEASE = "RELEASE#"
 # Index partitions.
 COHORTS_BY_STATUS = "COHORTS#"
 FAMILY_SCORES = "FAMILYSCORES#"
@@ -228,3 +230,11 @@ def panel_question_key(cohort_id: str, week: int, market_id: str) -> dict[str, s
 
 def panel_score_key(cohort_id: str, week: int, market_id: str, agent_id: str) -> dict[str, str]:
     return key(panel_pk(cohort_id), f"{PANEL_SCORE}{week:03d}#{market_id}#{agent_id}")
+
+
+# --- lineup releases -----------------------------------------------------------------------------
+
+
+def lineup_release_key(release: int) -> dict[str, str]:
+    """Zero-padded: sort-key order is release order."""
+    return key(LINEUP, f"{RELEASE}{release:06d}")

@@ -1,4 +1,4 @@
-"""The six store roles on one DynamoDB table: each role a store of its own over the same
+"""The store roles on one DynamoDB table: each role a store of its own over the same
 ``Table`` (one client, one retry policy), composed here."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from typing import Any
 from arena_core.adapters.dynamodb.cohorts import DynamoCohortStore
 from arena_core.adapters.dynamodb.decisions import DynamoDecisionStore
 from arena_core.adapters.dynamodb.ledger import DynamoLedgerStore
+from arena_core.adapters.dynamodb.lineup import DynamoLineupStore
 from arena_core.adapters.dynamodb.markets import DynamoMarketStore
 from arena_core.adapters.dynamodb.panel import DynamoPanelStore
 from arena_core.adapters.dynamodb.table import Table
@@ -25,4 +26,5 @@ def dynamo_stores(client: Any, table_name: str) -> Stores:
         markets=DynamoMarketStore(table),
         views=DynamoViewStore(table),
         panel=DynamoPanelStore(table),
+        lineups=DynamoLineupStore(table),
     )
