@@ -1,5 +1,6 @@
-"""The ``arena`` command: ``demo`` and ``serve`` locally, ``rerun`` and ``export`` against a
-deployed stack. Errors the system can explain (``ArenaError``) print one line and exit 2, as
+"""The ``arena`` command: ``demo``, ``serve`` and ``cost`` locally; ``rerun``, ``export``,
+``lineup``, ``preview`` and ``status`` against a deployed stack (``status --dir`` also reads a
+demo's output). Errors the system can explain (``ArenaError``) print one line and exit 2, as
 argparse does for a malformed invocation; library exceptions are translated into them where
 they arise, so an operator's mistake never ends in a traceback.
 
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from arena_core.domain.panel import Methodology
 from arena_core.errors import ArenaError, ConfigurationError
+from arena_local import lineup_cli
 
 DEFAULT_STACK = "ForecasterArena"
 
@@ -117,6 +119,7 @@ def parser() -> argparse.ArgumentParser:
     export = commands.add_parser("export", help="download the public dataset of a deployment")
     export.add_argument("--out", type=Path, required=True)
     export.add_argument("--stack", default=DEFAULT_STACK)
+    lineup_cli.add_parser(commands, DEFAULT_STACK)
     return root
 
 
@@ -128,6 +131,7 @@ def main(argv: Sequence[str] | None = None, *, today: date | None = None) -> int
         "serve": _serve,
         "rerun": functools.partial(_rerun, today=today or datetime.now(UTC).date()),
         "export": _export,
+        "lineup": lineup_cli.run,
     }
     try:
         return handlers[args.command](args)

@@ -21,6 +21,7 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, 
 
 from arena_core.domain.cohort import week_start_for
 from arena_core.errors import ConfigurationError, NotFoundError, PersistenceError
+from arena_core.ports.stores import Stores
 
 DATA_PREFIX = "data/"
 NO_CREDENTIALS = "no AWS credentials: configure a profile or set AWS_PROFILE / AWS_ACCESS_KEY_ID"
@@ -74,6 +75,15 @@ def stack_outputs(cloudformation: Any, stack_name: str) -> StackOutputs:
             raise
     outputs = {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
     return StackOutputs(stack_name, outputs)
+
+
+def stack_stores(stack_name: str) -> tuple[Stores, StackOutputs]:
+    """The deployed table's stores (found through the stack's outputs), and the outputs."""
+    from arena_core.adapters.dynamodb import dynamo_stores  # noqa: PLC0415
+
+    cloudformation, dynamodb = clients("cloudformation", "dynamodb")
+    outputs = stack_outputs(cloudformation, stack_name)
+    return dynamo_stores(dynamodb, outputs.get("TableName")), outputs
 
 
 def check_rerun_week(week: date, today: date) -> None:
