@@ -21,16 +21,10 @@ from pathlib import Path
 
 from arena_core.domain.panel import Methodology
 from arena_core.errors import ArenaError, ConfigurationError
-from arena_local import lineup_cli
+from arena_local import lineup_cli, preview_cli
+from arena_local.arguments import week
 
 DEFAULT_STACK = "ForecasterArena"
-
-
-def _week(text: str) -> date:
-    try:
-        return date.fromisoformat(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from exc
 
 
 def _positive(text: str) -> int:
@@ -80,7 +74,7 @@ def parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--faults", action="store_true", help="inject faults, compare ledgers")
     demo.add_argument("--offline", action="store_true", help="never ask the live Gamma API")
-    demo.add_argument("--start", type=_week, help="a day in the first week (default: today)")
+    demo.add_argument("--start", type=week, help="a day in the first week (default: today)")
     demo.add_argument("--llm-base-url", help="an OpenAI-compatible server instead of OpenRouter")
     demo.add_argument("--llm-model", help="send every model family to this one model")
     demo.add_argument(
@@ -108,7 +102,7 @@ def parser() -> argparse.ArgumentParser:
     rerun = commands.add_parser("rerun", help="start a deployed decision run for one week")
     rerun.add_argument(
         "--week",
-        type=_week,
+        type=week,
         required=True,
         help="the week's Sunday, YYYY-MM-DD (this week or earlier)",
     )
@@ -120,11 +114,15 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, required=True)
     export.add_argument("--stack", default=DEFAULT_STACK)
     lineup_cli.add_parser(commands, DEFAULT_STACK)
+    preview_cli.add_parser(commands, DEFAULT_STACK)
     return root
 
 
-def main(argv: Sequence[str] | None = None, *, today: date | None = None) -> int:
-    """Run one command; ``today`` (UTC by default) decides which weeks have begun."""
+def main(
+    argv: Sequence[str] | None = None, *, today: date | None = None, now: datetime | None = None
+) -> int:
+    """Run one command; ``today`` (UTC by default) decides which weeks have begun, ``now``
+    (default: the clock) is when a preview's decision would run."""
     args = parser().parse_args(argv)
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {
         "demo": _demo,
@@ -132,6 +130,7 @@ def main(argv: Sequence[str] | None = None, *, today: date | None = None) -> int
         "rerun": functools.partial(_rerun, today=today or datetime.now(UTC).date()),
         "export": _export,
         "lineup": lineup_cli.run,
+        "preview": functools.partial(preview_cli.run, now=now),
     }
     try:
         return handlers[args.command](args)

@@ -24,14 +24,13 @@ from arena_core.domain.panel import Methodology
 from arena_local.demo.errors import DemoError, LedgerMismatchDemoError
 from arena_local.demo.faults import FaultInjector
 from arena_local.demo.ledger import differences, totals, write_ledger
-from arena_local.demo.markets import MarketChoice, choose_markets
+from arena_local.demo.markets import FIXTURES, MarketChoice, choose_markets
 from arena_local.demo.progress import ProgressBar
 from arena_local.demo.runner import LLMOptions, RunOptions, RunReport, demo_start
 from arena_local.standins import is_stand_in, standin_lineup
 from arena_local.workflow import synthesized_template
 
 REPO = Path(__file__).resolve().parents[3]
-FIXTURES = REPO.parent / "shared" / "fixtures"
 OPENROUTER_URL = "https://openrouter.ai/api/v1"
 LEDGER_FILE = "ledger.json"
 STAND_IN_NOTE = (
