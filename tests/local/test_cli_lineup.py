@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
 from arena_core.adapters.dynamodb import dynamo_stores
 from arena_core.domain.lineup import LINEUP_V1
+from arena_core.errors import UpstreamError
 from arena_core.ports.stores import Stores
 from arena_local import catalogue
 from arena_local.cli import main
@@ -80,7 +80,7 @@ def test_check_finds_the_retired_model_and_the_newer_releases(
     assert lines[-1] == "1 retired or unknown, 2 with a newer release"
 
 
-def test_the_model_list_is_read_from_openrouter(tmp_path: Path) -> None:
+def test_the_model_list_is_read_from_openrouter() -> None:
     seen: list[str] = []
 
     def answer(request: httpx.Request) -> httpx.Response:
@@ -91,9 +91,9 @@ def test_the_model_list_is_read_from_openrouter(tmp_path: Path) -> None:
         models = catalogue.fetch_catalogue(http, "https://openrouter.test/api/v1/")
     assert seen == ["https://openrouter.test/api/v1/models"]
     assert "anthropic/claude-opus-4.6" in {m.model_id for m in models}
-    with httpx.Client(transport=httpx.MockTransport(lambda _: httpx.Response(503))) as http:
-        with pytest.raises(catalogue.UpstreamError, match="model list"):
-            catalogue.fetch_catalogue(http)
+    failing = httpx.MockTransport(lambda _: httpx.Response(503))
+    with httpx.Client(transport=failing) as http, pytest.raises(UpstreamError, match="list"):
+        catalogue.fetch_catalogue(http)
 
 
 def test_versions_compare_within_the_same_name_shape_only() -> None:

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 import boto3
 import httpx
@@ -143,10 +143,10 @@ def test_the_offline_preview_is_the_decide_paths_prompt_and_writes_nothing(
 class _Model(http.server.BaseHTTPRequestHandler):
     """An OpenAI-compatible server answering one BET (and counting what it was asked)."""
 
-    asked: list[dict[str, Any]] = []
-    reply: str = ""
+    asked: ClassVar[list[dict[str, Any]]] = []
+    reply: ClassVar[str] = ""
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).asked.append(body)
         payload = {
@@ -162,7 +162,7 @@ class _Model(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         del format, args
 
 

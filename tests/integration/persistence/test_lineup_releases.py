@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from datetime import timedelta
+from itertools import pairwise
 
 import pytest
 
@@ -78,7 +79,7 @@ def test_concurrent_sets_give_consecutive_releases_and_lose_none(stores: Stores)
         try:
             barrier.wait()
             _service(stores, clock).set_model(family_id, model_id)
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=change, args=item) for item in changes.items()]
@@ -93,7 +94,7 @@ def test_concurrent_sets_give_consecutive_releases_and_lose_none(stores: Stores)
     latest = {s.family_id: s.model_id for s in releases[-1].lineup}
     assert {f: latest.get(f) for f in changes} == changes
     # And each release is its predecessor plus exactly one new family
-    for before, after in zip(releases, releases[1:], strict=False):
+    for before, after in pairwise(releases):
         assert len(after.lineup) == len(before.lineup) + 1
 
 
