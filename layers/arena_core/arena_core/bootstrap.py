@@ -56,7 +56,12 @@ class Container:
 
         from arena_core.adapters.dynamodb import dynamo_stores  # noqa: PLC0415
 
-        return dynamo_stores(boto3.client("dynamodb"), self.settings.table_name)
+        days = self.settings.snapshot_ttl_days
+        return dynamo_stores(
+            boto3.client("dynamodb"),
+            self.settings.table_name,
+            snapshot_ttl=timedelta(days=days) if days else None,
+        )
 
     @functools.cached_property
     def blobs(self) -> BlobStore:

@@ -68,6 +68,7 @@ class MemoryState:
     panel_questions: dict[str, PanelQuestion] = field(default_factory=dict)  # by question id
     panel_scores: dict[str, list[PanelScore]] = field(default_factory=dict)  # by question id
     lineup_releases: dict[int, LineupRelease] = field(default_factory=dict)  # by number
+    job_runs: dict[str, datetime] = field(default_factory=dict)  # the last run of each job
 
     def require_agent(self, agent_id: str) -> Agent:
         agent = self.agents.get(agent_id)
