@@ -21,7 +21,7 @@ from pathlib import Path
 
 from arena_core.domain.panel import Methodology
 from arena_core.errors import ArenaError, ConfigurationError
-from arena_local import lineup_cli, preview_cli
+from arena_local import lineup_cli, preview_cli, status_cli
 from arena_local.arguments import week
 
 DEFAULT_STACK = "ForecasterArena"
@@ -115,6 +115,7 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("--stack", default=DEFAULT_STACK)
     lineup_cli.add_parser(commands, DEFAULT_STACK)
     preview_cli.add_parser(commands, DEFAULT_STACK)
+    status_cli.add_parser(commands, DEFAULT_STACK)
     return root
 
 
@@ -131,6 +132,7 @@ def main(
         "export": _export,
         "lineup": lineup_cli.run,
         "preview": functools.partial(preview_cli.run, now=now),
+        "status": functools.partial(status_cli.run, now=now),
     }
     try:
         return handlers[args.command](args)

@@ -57,6 +57,7 @@ from arena_local.moto_shims import AtomicClient, lean_dynamodb
 from arena_local.replay import GammaReplay
 from arena_local.simulation import PriceSimulation
 from arena_local.standins import StandInModels, StandInServer, foresight_from
+from arena_local.status import Execution, Status, collect
 from arena_local.workflow import (
     MOTO_CONFIG,
     LambdaContext,
@@ -123,6 +124,7 @@ class RunReport:
     tally: Tally
     week_seconds: list[float] = field(default_factory=list)
     setup_seconds: float = 0.0
+    status: Status | None = None  # what ``arena status`` says at the end of the run
 
 
 Progress = Callable[[Tally, float], None]  # (tally, fraction of the simulated span done)
@@ -158,6 +160,7 @@ class DemoRun:
         self.injector = injector
         self.progress = progress or _quiet
         self.tally = Tally()
+        self.executions: list[Execution] = []  # the decision runs, as Step Functions lists them
         self.clock = FixedClock(options.start)
         self.schedules: list[Schedule] = schedules_from(template)
         horizon = options.weeks * WEEK
@@ -205,6 +208,8 @@ class DemoRun:
                     report.week_seconds.append(time.perf_counter() - began)
                 entrypoints.publish_site(bootstrap.container())
                 report.ledger = export_ledger(stores)
+                site = str(self.options.site_dir.resolve())
+                report.status = collect(stores, self.clock.now(), self.executions, 0, site)
             finally:
                 bootstrap.reset()
         return report
@@ -299,8 +304,12 @@ class DemoRun:
         arns = [workflow.start(schedule.payload, f"{name}-{i}") for i in range(runs)]
         for arn in arns:
             described = workflow.wait(arn)
-            if described["status"] != "SUCCEEDED":
-                raise DemoError(f"decision run {arn} ended {described['status']}")
+            status = str(described["status"])
+            self.executions.append(
+                Execution(name=arn.rsplit(":", 1)[-1], status=status, started=moment)
+            )
+            if status != "SUCCEEDED":
+                raise DemoError(f"decision run {arn} ended {status}")
             self.tally.executions += 1
         metrics.clear_metrics()
         if self.injector:
