@@ -21,7 +21,7 @@ from pathlib import Path
 
 from arena_core.domain.panel import Methodology
 from arena_core.errors import ArenaError, ConfigurationError
-from arena_local import lineup_cli, preview_cli, status_cli
+from arena_local import cost_cli, lineup_cli, preview_cli, status_cli
 from arena_local.arguments import week
 
 DEFAULT_STACK = "ForecasterArena"
@@ -116,6 +116,7 @@ def parser() -> argparse.ArgumentParser:
     lineup_cli.add_parser(commands, DEFAULT_STACK)
     preview_cli.add_parser(commands, DEFAULT_STACK)
     status_cli.add_parser(commands, DEFAULT_STACK)
+    cost_cli.add_parser(commands)
     return root
 
 
@@ -133,6 +134,7 @@ def main(
         "lineup": lineup_cli.run,
         "preview": functools.partial(preview_cli.run, now=now),
         "status": functools.partial(status_cli.run, now=now),
+        "cost": cost_cli.run,
     }
     try:
         return handlers[args.command](args)
