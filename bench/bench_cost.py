@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from arena_local.cost import cost_report
+from arena_local.cost.main import cost_report
 
 
 def main() -> None:

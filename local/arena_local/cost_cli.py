@@ -17,7 +17,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from arena_local.cost import cost_report  # noqa: PLC0415 - pulls in moto and the CDK app
+    from arena_local.cost.main import cost_report  # noqa: PLC0415 - pulls in moto and the CDK app
 
     print("Simulating a metered week offline (about a minute)...", file=sys.stderr)
     for line in cost_report(
