@@ -22,16 +22,9 @@ from pathlib import Path
 from arena_core.domain.panel import Methodology
 from arena_core.errors import ArenaError, ConfigurationError
 from arena_local import cost_cli, lineup_cli, preview_cli, status_cli
-from arena_local.arguments import week
+from arena_local.arguments import positive, week
 
 DEFAULT_STACK = "ForecasterArena"
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
-    return value
 
 
 def _non_negative(text: str) -> int:
@@ -59,7 +52,7 @@ def parser() -> argparse.ArgumentParser:
     commands = root.add_subparsers(dest="command", required=True)
 
     demo = commands.add_parser("demo", help="simulate whole weeks offline on embedded AWS")
-    demo.add_argument("--weeks", type=_positive, default=2, help="simulated weeks (default 2)")
+    demo.add_argument("--weeks", type=positive, default=2, help="simulated weeks (default 2)")
     demo.add_argument(
         "--seed", type=int, default=7, help="prices, baselines, stand-ins, faults (default 7)"
     )

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from arena_core.domain.lineup import BASELINES
-from arena_local.cost.lines import all_lines, growth
+from arena_local.cost.lines import all_lines
 from arena_local.cost.model import (
     WEEKS_PER_MONTH,
     Line,
@@ -22,6 +22,7 @@ from arena_local.cost.model import (
 )
 from arena_local.cost.report import render
 from arena_local.cost.run import measure_week
+from arena_local.cost.totals import growth
 from arena_local.demo.markets import FIXTURES, RECORDED_DUMP
 from arena_local.workflow import synthesized_template
 

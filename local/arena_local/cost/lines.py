@@ -1,9 +1,7 @@
-"""The deployment's cost lines beyond Lambda, its storage growth and its LLM spend."""
+"""The deployment's cost lines: Lambda (model.py) and every other service, per month."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from arena_core.constants import Metric
@@ -13,14 +11,14 @@ from arena_local.cost.model import (
     WEEKS_PER_MONTH,
     Line,
     Measured,
-    _resources,
     invocations,
     lambda_lines,
+    resources,
     schedules,
 )
+from arena_local.cost.totals import growth
 
 GB = 1e9
-RAW_SNAPSHOTS = "snapshot"  # the entity whose items expire through TTL
 
 
 def _monthly(measured: Measured, cohorts: int, counts: dict[str, float]) -> dict[str, Usage]:
@@ -31,7 +29,8 @@ def _monthly(measured: Measured, cohorts: int, counts: dict[str, float]) -> dict
     for name, usage in measured.usage.items():
         calls = counts.get(name, usage.invocations / measured.weeks * WEEKS_PER_MONTH)
         factor = calls / max(usage.invocations, 1)
-        scale = factor * (cohorts if name in PER_AGENT and name != "Decide" else 1)
+        # Per-agent work grows with the cohorts (Decide's calls already count every cohort).
+        scale = factor * (cohorts if name in PER_AGENT else 1)
         monthly = Usage(invocations=round(calls))
         monthly.read_units = usage.read_units * scale
         monthly.write_units = usage.write_units * scale
@@ -48,26 +47,6 @@ def _monthly(measured: Measured, cohorts: int, counts: dict[str, float]) -> dict
 
 def _requests(usage: dict[str, Usage], *names: str) -> float:
     return float(sum(u.requests[n] for u in usage.values() for n in names))
-
-
-@dataclass(frozen=True)
-class Growth:
-    """Table bytes added per week in steady state, and what TTL bounds."""
-
-    per_week: float
-    raw_per_week: float
-    ttl_days: int
-
-    def stored_after(self, weeks: float, ttl: bool) -> float:
-        kept = self.per_week - self.raw_per_week
-        raw_weeks = min(weeks, self.ttl_days / 7) if ttl and self.ttl_days else weeks
-        return kept * weeks + self.raw_per_week * raw_weeks
-
-
-def growth(measured: Measured, cohorts: int, ttl_days: int) -> Growth:
-    scale = cohorts / measured.weeks
-    total = sum(measured.table_bytes.values()) * scale
-    return Growth(total, measured.table_bytes.get(RAW_SNAPSHOTS, 0) * scale, ttl_days)
 
 
 def all_lines(
@@ -189,7 +168,7 @@ def all_lines(
         Line(
             "CloudWatch",
             "alarms",
-            len(_resources(template, "AWS::CloudWatch::Alarm")),
+            len(resources(template, "AWS::CloudWatch::Alarm")),
             "alarms",
             p["cloudwatch_alarm_month"],
             "cloudwatch_alarms",
@@ -197,7 +176,7 @@ def all_lines(
         Line(
             "CloudWatch",
             "dashboards",
-            len(_resources(template, "AWS::CloudWatch::Dashboard")),
+            len(resources(template, "AWS::CloudWatch::Dashboard")),
             "dashboards",
             p["cloudwatch_dashboard_month"],
             "cloudwatch_dashboards",
@@ -213,7 +192,7 @@ def all_lines(
         Line(
             "Secrets Manager",
             "secrets",
-            len(_resources(template, "AWS::SecretsManager::Secret")),
+            len(resources(template, "AWS::SecretsManager::Secret")),
             "secrets",
             p["secretsmanager_secret_month"],
         ),
@@ -234,36 +213,3 @@ def all_lines(
         ),
     ]
     return lines
-
-
-def after_free_tier(lines: Sequence[Line], prices: dict[str, Any]) -> float:
-    """The total once each always-free allowance is used (once per pool, not per line)."""
-    total = sum(line.dollars for line in lines if line.pool is None)
-    pools: dict[str, list[Line]] = {}
-    for line in lines:
-        if line.pool is not None:
-            pools.setdefault(line.pool, []).append(line)
-    for pool, members in pools.items():
-        left = float(prices["free_tier"][pool])
-        for line in sorted(members, key=lambda m: m.price, reverse=True):
-            used = min(left, line.quantity)
-            left -= used
-            total += (line.quantity - used) * line.price
-    return total
-
-
-def llm_per_week(
-    measured: Measured, prices: dict[str, Any], models: Sequence[str], cohorts: int
-) -> list[tuple[str, float]]:
-    """Dollars per week per model: prompt tokens from the prompts the decide path stored,
-    completion tokens assumed; each model decides once a week in each deciding cohort."""
-    decide = measured.usage.get("Decide", Usage())
-    prompt_bytes = decide.prompt_bytes / max(decide.prompts, 1)
-    assumed = prices["assumptions"]
-    tokens_in = prompt_bytes / assumed["bytes_per_token"]
-    tokens_out = assumed["completion_tokens_per_reply"]
-    found = []
-    for model in models:
-        price_in, price_out = prices["llm"].get(model, (0.0, 0.0))
-        found.append((model, cohorts * (tokens_in * price_in + tokens_out * price_out) / 1e6))
-    return found

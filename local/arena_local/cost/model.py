@@ -23,7 +23,7 @@ PRICES = Path(__file__).with_name("prices-us-east-1.json")
 MONTH_MINUTES = 43830  # 30.4375 days
 WEEKS_PER_MONTH = MONTH_MINUTES / (7 * 1440)
 DECISION_FUNCTIONS = ("Prepare", "Decide", "Finalize")
-PER_AGENT = ("Decide", "Snapshot", "Resolve", PUBLISH)
+PER_AGENT = ("Snapshot", "Resolve", PUBLISH)  # their work grows with the active agents
 
 
 @dataclass(frozen=True)
@@ -69,14 +69,14 @@ def per_month(expression: str) -> float:
     raise ValueError(f"no monthly count for schedule {expression!r}")
 
 
-def _resources(template: dict[str, Any], kind: str) -> dict[str, Any]:
+def resources(template: dict[str, Any], kind: str) -> dict[str, Any]:
     return {k: v for k, v in template["Resources"].items() if v["Type"] == kind}
 
 
 def schedules(template: dict[str, Any]) -> dict[str, float]:
     """Invocations per month by target: a function's name, or ``workflow``."""
     found: dict[str, float] = {}
-    for schedule in _resources(template, "AWS::Scheduler::Schedule").values():
+    for schedule in resources(template, "AWS::Scheduler::Schedule").values():
         props = schedule["Properties"]
         target = json.dumps(props["Target"]["Arn"])
         name = re.search(r'"Functions([A-Za-z]+?)[0-9A-F]{8}"', target)
@@ -88,7 +88,7 @@ def schedules(template: dict[str, Any]) -> dict[str, float]:
 def functions(template: dict[str, Any]) -> dict[str, tuple[int, str]]:
     """Memory (MB) and architecture of each arena function, by name."""
     found = {}
-    for logical, fn in _resources(template, "AWS::Lambda::Function").items():
+    for logical, fn in resources(template, "AWS::Lambda::Function").items():
         name = re.fullmatch(r"Functions([A-Za-z]+?)[0-9A-F]{8}", logical)
         if name:
             props = fn["Properties"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from arena_local.cost.lines import after_free_tier, growth, llm_per_week
 from arena_local.cost.model import WEEKS_PER_MONTH, Line, Measured
+from arena_local.cost.totals import after_free_tier, growth, llm_per_week
 
 TARGET = 2.00  # dollars per month of AWS, excluding LLM calls and egress
 MB = 1e6
