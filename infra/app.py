@@ -6,6 +6,8 @@ and a reason. ``build_app(nag=False)`` serves unit tests that assert on the temp
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from aws_cdk import App, Validations
@@ -17,15 +19,22 @@ from infra.stack import ArenaStack
 STACK_NAME = "ForecasterArena"
 
 
-# Feature flags the stack relies on (also in cdk.json, for the CLI): server access logs are
-# granted by bucket policy rather than the legacy ACL.
-FLAGS = {"@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy": True}
+CDK_JSON = Path(__file__).resolve().parents[1] / "cdk.json"
+
+
+def feature_flags() -> dict[str, Any]:
+    """The feature flags of cdk.json: the recommended flags of the pinned aws-cdk-lib (its
+    recommended-feature-flags.json) and server access logs granted by bucket policy. The CLI
+    passes them to the app; tests and the demo build the app here with the same flags, so
+    every synth produces the same template."""
+    context: dict[str, Any] = json.loads(CDK_JSON.read_text())["context"]
+    return {key: value for key, value in context.items() if key.startswith("@aws-cdk")}
 
 
 def build_app(
     *, nag: bool = True, context: dict[str, Any] | None = None, outdir: str | None = None
 ) -> tuple[App, ArenaStack]:
-    app = App(context={**FLAGS, **(context or {})}, outdir=outdir)
+    app = App(context={**feature_flags(), **(context or {})}, outdir=outdir)
     stack = ArenaStack(
         app, STACK_NAME, description="Forecaster Arena: LLM forecasting benchmark on Polymarket"
     )

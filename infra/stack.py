@@ -36,6 +36,14 @@ def methodology(context: object) -> str:
     return value
 
 
+def snapshot_ttl_days(context: object) -> str:
+    """Days before raw snapshots expire (default 30; 0 keeps them), checked at synth."""
+    days = 30 if context is None else int(str(context))
+    if days < 0:
+        raise ValueError(f"arena:snapshotTtlDays must be 0 or more, got {days}")
+    return str(days)
+
+
 class ArenaStack(Stack):
     def __init__(self, scope: Construct, construct_id: str, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, **kwargs)
@@ -63,6 +71,10 @@ class ArenaStack(Stack):
                 ).lower(),
                 # What new cohorts freeze: v1 (default) or v1+panel (-c arena:methodology=...).
                 "ARENA_METHODOLOGY": methodology(self.node.try_get_context("arena:methodology")),
+                # Days before raw 10-minute snapshots expire (0: kept forever).
+                "ARENA_SNAPSHOT_TTL_DAYS": snapshot_ttl_days(
+                    self.node.try_get_context("arena:snapshotTtlDays")
+                ),
             },
         )
         apply_grants(
@@ -84,7 +96,7 @@ class ArenaStack(Stack):
             self, "Schedules", functions=functions.by_name, state_machine=workflow.state_machine
         )
         site = SiteDistribution(self, "Site", bucket=storage.site_bucket, logs=storage.logs_bucket)
-        Monitoring(
+        monitoring = Monitoring(
             self,
             "Monitoring",
             functions=functions.by_name,
@@ -98,6 +110,13 @@ class ArenaStack(Stack):
         CfnOutput(self, "AuditBucket", value=storage.audit_bucket.bucket_name)
         CfnOutput(self, "SiteBucket", value=storage.site_bucket.bucket_name)
         CfnOutput(self, "OpenRouterSecretName", value=secret.secret_name)
+        CfnOutput(
+            self,
+            "DashboardUrl",
+            value=f"https://console.aws.amazon.com/cloudwatch/home?region={self.region}"
+            f"#dashboards:name={monitoring.dashboard.dashboard_name}",
+        )
+        CfnOutput(self, "DeadLetterQueueUrl", value=schedules.dead_letters.queue_url)
         self.storage, self.functions, self.workflow, self.secret = (
             storage,
             functions,

@@ -73,9 +73,10 @@ def _publisher(*table: str) -> Grant:
 
 
 GRANTS: dict[str, Grant] = {
+    # The lineup releases (Query of their partition; PutItem seeds release 1 on first use);
     # create_cohort: one transaction of conditional Puts (PutItem); get_cohort after losing the
     # race to a duplicate delivery (GetItem).
-    "OpenCohort": Grant(table=("GetItem", "PutItem")),
+    "OpenCohort": Grant(table=("GetItem", "PutItem", "Query")),
     # active_cohorts (GSI1 Query), get_cohort (GetItem), agents (BatchGetItem); the universe is
     # looked up, read back on a rerun, or written.
     "Prepare": Grant(

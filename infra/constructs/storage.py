@@ -1,4 +1,5 @@
-"""Storage: the DynamoDB table (key schema from arena_core), the audit and site buckets."""
+"""Storage: the DynamoDB table (key schema and TTL attribute from arena_core), the audit and
+site buckets."""
 
 from __future__ import annotations
 
@@ -9,7 +10,17 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from arena_core.adapters.dynamodb.schema import GSI1, GSI1PK, GSI1SK, GSI2, GSI2PK, GSI2SK, PK, SK
+from arena_core.adapters.dynamodb.schema import (
+    EXPIRES_AT,
+    GSI1,
+    GSI1PK,
+    GSI1SK,
+    GSI2,
+    GSI2PK,
+    GSI2SK,
+    PK,
+    SK,
+)
 
 
 def _string(name: str) -> dynamodb.Attribute:
@@ -39,6 +50,8 @@ class Storage(Construct):
                 ),
             ],
             removal_policy=policy,
+            # Raw 10-minute snapshots carry it (ARENA_SNAPSHOT_TTL_DAYS); nothing else does.
+            time_to_live_attribute=EXPIRES_AT,
         )
 
         def private_bucket(name: str, **extra: Any) -> s3.Bucket:

@@ -1,5 +1,6 @@
-"""The ``arena`` command: ``demo`` and ``serve`` locally, ``rerun`` and ``export`` against a
-deployed stack. Errors the system can explain (``ArenaError``) print one line and exit 2, as
+"""The ``arena`` command: ``demo``, ``serve`` and ``cost`` locally; ``rerun``, ``export``,
+``lineup``, ``preview`` and ``status`` against a deployed stack (``status --dir`` also reads a
+demo's output). Errors the system can explain (``ArenaError``) print one line and exit 2, as
 argparse does for a malformed invocation; library exceptions are translated into them where
 they arise, so an operator's mistake never ends in a traceback.
 
@@ -20,22 +21,10 @@ from pathlib import Path
 
 from arena_core.domain.panel import Methodology
 from arena_core.errors import ArenaError, ConfigurationError
+from arena_local import cost_cli, lineup_cli, preview_cli, status_cli
+from arena_local.arguments import positive, week
 
 DEFAULT_STACK = "ForecasterArena"
-
-
-def _week(text: str) -> date:
-    try:
-        return date.fromisoformat(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from exc
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
-    return value
 
 
 def _non_negative(text: str) -> int:
@@ -63,7 +52,7 @@ def parser() -> argparse.ArgumentParser:
     commands = root.add_subparsers(dest="command", required=True)
 
     demo = commands.add_parser("demo", help="simulate whole weeks offline on embedded AWS")
-    demo.add_argument("--weeks", type=_positive, default=2, help="simulated weeks (default 2)")
+    demo.add_argument("--weeks", type=positive, default=2, help="simulated weeks (default 2)")
     demo.add_argument(
         "--seed", type=int, default=7, help="prices, baselines, stand-ins, faults (default 7)"
     )
@@ -78,7 +67,7 @@ def parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--faults", action="store_true", help="inject faults, compare ledgers")
     demo.add_argument("--offline", action="store_true", help="never ask the live Gamma API")
-    demo.add_argument("--start", type=_week, help="a day in the first week (default: today)")
+    demo.add_argument("--start", type=week, help="a day in the first week (default: today)")
     demo.add_argument("--llm-base-url", help="an OpenAI-compatible server instead of OpenRouter")
     demo.add_argument("--llm-model", help="send every model family to this one model")
     demo.add_argument(
@@ -106,7 +95,7 @@ def parser() -> argparse.ArgumentParser:
     rerun = commands.add_parser("rerun", help="start a deployed decision run for one week")
     rerun.add_argument(
         "--week",
-        type=_week,
+        type=week,
         required=True,
         help="the week's Sunday, YYYY-MM-DD (this week or earlier)",
     )
@@ -117,17 +106,28 @@ def parser() -> argparse.ArgumentParser:
     export = commands.add_parser("export", help="download the public dataset of a deployment")
     export.add_argument("--out", type=Path, required=True)
     export.add_argument("--stack", default=DEFAULT_STACK)
+    lineup_cli.add_parser(commands, DEFAULT_STACK)
+    preview_cli.add_parser(commands, DEFAULT_STACK)
+    status_cli.add_parser(commands, DEFAULT_STACK)
+    cost_cli.add_parser(commands)
     return root
 
 
-def main(argv: Sequence[str] | None = None, *, today: date | None = None) -> int:
-    """Run one command; ``today`` (UTC by default) decides which weeks have begun."""
+def main(
+    argv: Sequence[str] | None = None, *, today: date | None = None, now: datetime | None = None
+) -> int:
+    """Run one command; ``today`` (UTC by default) decides which weeks have begun, ``now``
+    (default: the clock) is when a preview's decision would run."""
     args = parser().parse_args(argv)
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {
         "demo": _demo,
         "serve": _serve,
         "rerun": functools.partial(_rerun, today=today or datetime.now(UTC).date()),
         "export": _export,
+        "lineup": lineup_cli.run,
+        "preview": functools.partial(preview_cli.run, now=now),
+        "status": functools.partial(status_cli.run, now=now),
+        "cost": cost_cli.run,
     }
     try:
         return handlers[args.command](args)

@@ -21,6 +21,7 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, 
 
 from arena_core.domain.cohort import week_start_for
 from arena_core.errors import ConfigurationError, NotFoundError, PersistenceError
+from arena_core.ports.stores import Stores
 
 DATA_PREFIX = "data/"
 NO_CREDENTIALS = "no AWS credentials: configure a profile or set AWS_PROFILE / AWS_ACCESS_KEY_ID"
@@ -28,7 +29,7 @@ NO_REGION = "no AWS region configured: set AWS_DEFAULT_REGION or a region in you
 
 
 @contextmanager
-def _aws(action: str) -> Iterator[None]:
+def aws_errors(action: str) -> Iterator[None]:
     """Translate what boto3 raises during ``action`` into the arena's errors.
 
     A missing region or missing credentials is the operator's setup (``ConfigurationError``);
@@ -47,7 +48,7 @@ def _aws(action: str) -> Iterator[None]:
 
 def clients(*services: str) -> list[Any]:
     """boto3 clients from the default session; most services need a region already here."""
-    with _aws("creating AWS clients"):
+    with aws_errors("creating AWS clients"):
         return [boto3.client(s) for s in services]  # type: ignore[call-overload]
 
 
@@ -64,7 +65,7 @@ class StackOutputs:
 
 
 def stack_outputs(cloudformation: Any, stack_name: str) -> StackOutputs:
-    with _aws("describe_stacks"):
+    with aws_errors("describe_stacks"):
         try:
             stacks = cloudformation.describe_stacks(StackName=stack_name)["Stacks"]
         except ClientError as exc:
@@ -74,6 +75,15 @@ def stack_outputs(cloudformation: Any, stack_name: str) -> StackOutputs:
             raise
     outputs = {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
     return StackOutputs(stack_name, outputs)
+
+
+def stack_stores(stack_name: str) -> tuple[Stores, StackOutputs]:
+    """The deployed table's stores (found through the stack's outputs), and the outputs."""
+    from arena_core.adapters.dynamodb import dynamo_stores  # noqa: PLC0415
+
+    cloudformation, dynamodb = clients("cloudformation", "dynamodb")
+    outputs = stack_outputs(cloudformation, stack_name)
+    return dynamo_stores(dynamodb, outputs.get("TableName")), outputs
 
 
 def check_rerun_week(week: date, today: date) -> None:
@@ -109,7 +119,7 @@ def rerun_input(
 
 def start_rerun(stepfunctions: Any, state_machine_arn: str, payload: dict[str, Any]) -> str:
     """Start the decision workflow; reruns never trade twice (claims are per agent-week)."""
-    with _aws("start_execution"):
+    with aws_errors("start_execution"):
         started = stepfunctions.start_execution(
             stateMachineArn=state_machine_arn, input=json.dumps(payload)
         )
@@ -120,7 +130,7 @@ def start_rerun(stepfunctions: Any, state_machine_arn: str, payload: dict[str, A
 def export_dataset(s3: Any, site_bucket: str, out: Path) -> list[Path]:
     """Copy the published dataset (the site's ``data/`` files) into ``out/data``."""
     written = []
-    with _aws(f"reading s3://{site_bucket}/{DATA_PREFIX}"):
+    with aws_errors(f"reading s3://{site_bucket}/{DATA_PREFIX}"):
         pages = s3.get_paginator("list_objects_v2").paginate(Bucket=site_bucket, Prefix=DATA_PREFIX)
         for page in pages:
             for entry in page.get("Contents", []):

@@ -69,8 +69,9 @@ def test_open_cohort_is_idempotent_under_duplicate_deliveries(
 ) -> None:
     first = open_cohort_handler.handler({"source": "schedule"}, CONTEXT)
     again = open_cohort_handler.handler({"source": "schedule"}, CONTEXT)
-    assert first == {"cohort_id": "c2026-03-01", "created": True, "agents": 3}
-    assert again == {"cohort_id": "c2026-03-01", "created": False, "agents": 3}
+    opened = {"cohort_id": "c2026-03-01", "agents": 3, "lineup_release": 1}
+    assert first == {**opened, "created": True}
+    assert again == {**opened, "created": False}
 
 
 def test_snapshot_and_resolve_handlers_mark_settle_and_publish(

@@ -61,7 +61,7 @@ SNAPSHOT_AND_PUBLISH: Grants = {
     "Table/index/GSI2": {"dynamodb:Query"},
 }
 EXPECTED_DYNAMODB: dict[str, Grants] = {
-    "OpenCohort": {"Table": {"dynamodb:GetItem", "dynamodb:PutItem"}},
+    "OpenCohort": {"Table": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}},
     "Prepare": {
         "Table": {"dynamodb:GetItem", "dynamodb:BatchGetItem"},
         "Table/index/GSI1": {"dynamodb:Query"},

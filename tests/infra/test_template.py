@@ -7,7 +7,7 @@ from typing import Any
 
 from aws_cdk.assertions import Match, Template
 
-from arena_core.adapters.dynamodb.schema import create_table_kwargs
+from arena_core.adapters.dynamodb.schema import EXPIRES_AT, create_table_kwargs
 from infra.constructs.site import CONTENT_SECURITY_POLICY
 
 
@@ -34,6 +34,25 @@ def test_table_uses_the_key_schema_the_tests_use(raw: dict[str, Any]) -> None:
     assert props["SSESpecification"]["SSEEnabled"] is True
     (replica,) = props["Replicas"]
     assert replica["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+    # Raw snapshots expire through TTL on the attribute the adapter writes
+    assert props["TimeToLiveSpecification"] == {"AttributeName": EXPIRES_AT, "Enabled": True}
+    envs = [f["Properties"]["Environment"]["Variables"] for f in functions(raw)]
+    assert {e["ARENA_SNAPSHOT_TTL_DAYS"] for e in envs} == {"30"}
+
+
+def functions(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    found = resources(raw, "AWS::Lambda::Function").values()
+    return [f for f in found if "ARENA_TABLE_NAME" in json.dumps(f)]
+
+
+def test_outputs_name_what_an_operator_needs(raw: dict[str, Any]) -> None:
+    outputs = raw["Outputs"]
+    for name in ("SiteUrl", "StateMachineArn", "TableName", "DeadLetterQueueUrl"):
+        assert name in outputs
+    dashboard = json.dumps(outputs["DashboardUrl"]["Value"])
+    assert "console.aws.amazon.com/cloudwatch" in dashboard and "#dashboards:name=" in dashboard
+    (logical_id,) = resources(raw, "AWS::CloudWatch::Dashboard")
+    assert logical_id in dashboard  # the name of this stack's own dashboard
 
 
 def test_buckets_are_private_encrypted_ssl_only(template: Template, raw: dict[str, Any]) -> None:

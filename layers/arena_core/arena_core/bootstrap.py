@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # imported when first used: keeps the handlers' import time l
     from arena_core.ports.market_source import MarketSource
     from arena_core.ports.publisher import SitePublisher
     from arena_core.ports.stores import Stores
+    from arena_core.services.lineup import LineupService
     from arena_core.settings import ArenaSettings
 
 
@@ -37,7 +38,7 @@ class Injected:
     market_source: MarketSource | None = None
     publisher: SitePublisher | None = None
     llm_client: LLMClient | None = None
-    lineup: tuple[AgentSpec, ...] | None = None
+    lineup: tuple[AgentSpec, ...] | None = None  # release 1 when the table has none yet
     agent_for: Callable[[Agent], ForecastAgent] | None = None
 
 
@@ -55,7 +56,12 @@ class Container:
 
         from arena_core.adapters.dynamodb import dynamo_stores  # noqa: PLC0415
 
-        return dynamo_stores(boto3.client("dynamodb"), self.settings.table_name)
+        days = self.settings.snapshot_ttl_days
+        return dynamo_stores(
+            boto3.client("dynamodb"),
+            self.settings.table_name,
+            snapshot_ttl=timedelta(days=days) if days else None,
+        )
 
     @functools.cached_property
     def blobs(self) -> BlobStore:
@@ -110,15 +116,12 @@ class Container:
         )
 
     @property
-    def lineup(self) -> tuple[AgentSpec, ...]:
-        if self.injected.lineup is not None:
-            return self.injected.lineup
-        from arena_core.domain.lineup import default_lineup  # noqa: PLC0415
+    def lineups(self) -> LineupService:
+        """The lineup releases; release 1 (seeded on first use) is the methodology's v1 table,
+        or the injected lineup (the demo's stand-ins, say)."""
+        from arena_core.services.lineup import LineupService  # noqa: PLC0415
 
-        return default_lineup(
-            include_llms=self.settings.include_llms,
-            include_baselines=self.settings.include_baselines,
-        )
+        return LineupService(self.stores.lineups, self.clock, self.injected.lineup)
 
     @property
     def lease(self) -> timedelta:

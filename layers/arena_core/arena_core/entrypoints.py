@@ -67,7 +67,15 @@ def panel_settings(c: Container) -> PanelSettings:
 def open_cohort(c: Container) -> OpenCohortResult:
     from arena_core.services.open_cohort import OpenCohortService  # noqa: PLC0415
 
-    return OpenCohortService(c.stores.cohorts, c.clock, c.lineup, c.settings.methodology).open()
+    service = OpenCohortService(
+        c.stores.cohorts,
+        c.clock,
+        c.lineups,
+        c.settings.methodology,
+        include_llms=c.settings.include_llms,
+        include_baselines=c.settings.include_baselines,
+    )
+    return service.open()
 
 
 def prepare(c: Container, event: RunInput) -> PreparedRun:
@@ -147,6 +155,7 @@ def snapshot_and_publish(c: Container, *, force_publish: bool = False) -> Snapsh
     from arena_core.services.snapshot import SnapshotService  # noqa: PLC0415
 
     report = SnapshotService(c.stores, c.market_source, c.clock).run()
+    c.stores.views.record_job_run("snapshot", report.taken_at)
     site = publish_site(c) if force_publish or site_refresh_due(c) else None
     return SnapshotResult(
         taken_at=report.taken_at,
@@ -182,6 +191,7 @@ def resolve(c: Container) -> ResolveResult:
     from arena_core.services.resolution import ResolutionService  # noqa: PLC0415
 
     report = ResolutionService(c.stores, c.market_source, c.clock).run()
+    c.stores.views.record_job_run("resolve", c.clock.now())
     changed = bool(report.settled or report.completed_cohorts or report.panel.scored)
     site = publish_site(c) if changed and site_refresh_due(c) else None
     return ResolveResult(

@@ -48,3 +48,7 @@ class ArenaSettings(BaseSettings):
     methodology: Methodology = Methodology.V1
     panel_size: int = Field(default=30, ge=1, le=100)
     panel_horizon_days: int = Field(default=60, ge=1, le=365)
+    # Raw 10-minute snapshots expire (DynamoDB TTL) this many days after they were taken; 0
+    # keeps them forever. Hourly snapshots and family series are always kept: the site reads
+    # raw snapshots for the last day only.
+    snapshot_ttl_days: int = Field(default=30, ge=0)

@@ -21,6 +21,7 @@ from arena_core.ports.stores import (
     CohortStore,
     DecisionStore,
     LedgerStore,
+    LineupStore,
     MarketStore,
     PanelStore,
     Stores,
@@ -109,4 +110,5 @@ def faulty_stores(stores: Stores, injector: FaultInjector) -> Stores:
         markets=cast(MarketStore, FaultyRole(stores.markets, injector)),
         views=cast(ViewStore, FaultyRole(stores.views, injector)),
         panel=cast(PanelStore, FaultyRole(stores.panel, injector)),
+        lineups=cast(LineupStore, FaultyRole(stores.lineups, injector)),
     )

@@ -23,15 +23,15 @@ from arena_core.domain.panel import Methodology
 from arena_local.demo.errors import DemoError, LedgerMismatchDemoError
 from arena_local.demo.faults import FaultInjector
 from arena_local.demo.ledger import differences, export_differences, totals, write_ledger
-from arena_local.demo.markets import MarketChoice, choose_markets
+from arena_local.demo.markets import FIXTURES, MarketChoice, choose_markets
 from arena_local.demo.printout import print_leaderboards
 from arena_local.demo.progress import ProgressBar
 from arena_local.demo.runner import LLMOptions, RunOptions, RunReport, demo_start
 from arena_local.standins import standin_lineup
+from arena_local.status import STATUS_FILE
 from arena_local.workflow import synthesized_template
 
 REPO = Path(__file__).resolve().parents[3]
-FIXTURES = REPO.parent / "shared" / "fixtures"
 OPENROUTER_URL = "https://openrouter.ai/api/v1"
 LEDGER_FILE = "ledger.json"
 STAND_IN_NOTE = (
@@ -195,6 +195,8 @@ def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
     )
     clean = _run(options, markets, template, None, stream)
     write_ledger(clean.ledger, request.out / LEDGER_FILE)
+    if clean.status is not None:  # for `arena status --dir`
+        (request.out / STATUS_FILE).write_text(clean.status.model_dump_json(indent=1) + "\n")
     outcome = DemoOutcome(clean)
     if request.faults:
         outcome = _compare_with_faults(options, markets, template, clean, stream)

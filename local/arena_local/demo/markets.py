@@ -17,6 +17,8 @@ import httpx
 
 from arena_local.demo.errors import MarketsFileError
 
+# The recorded payloads: ../shared/fixtures beside the repository checkout.
+FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"
 GAMMA_URL = "https://gamma-api.polymarket.com"
 LIVE_TIMEOUT_SECONDS = 3.0
 LIVE_PAGES = (0, 250)  # two pages of 250: today's top 500 open markets by volume

@@ -48,6 +48,7 @@ from arena_core.ports.clock import FixedClock
 from arena_core.ports.llm import LLMClient
 from arena_core.ports.stores import Stores
 from arena_core.settings import ArenaSettings
+from arena_local.cost.meter import table_bytes
 from arena_local.demo.errors import DemoError
 from arena_local.demo.faults import ASYNC_RETRIES, FaultInjector, faulty_stores
 from arena_local.demo.ledger import export_ledger
@@ -57,6 +58,7 @@ from arena_local.moto_shims import AtomicClient, lean_dynamodb
 from arena_local.replay import GammaReplay
 from arena_local.simulation import PriceSimulation
 from arena_local.standins import StandInModels, StandInServer, foresight_from
+from arena_local.status import Execution, Status, collect
 from arena_local.workflow import (
     MOTO_CONFIG,
     LambdaContext,
@@ -103,6 +105,7 @@ class RunOptions:
     # A real DynamoDB endpoint (DynamoDB Local, say) instead of moto's: requests then run with
     # true concurrency, each run in a table of its own.
     dynamodb_endpoint: str | None = None
+    log_level: int = logging.WARNING  # the progress bar tells what happens; cost counts INFO
 
 
 @dataclass
@@ -123,6 +126,8 @@ class RunReport:
     tally: Tally
     week_seconds: list[float] = field(default_factory=list)
     setup_seconds: float = 0.0
+    status: Status | None = None  # what ``arena status`` says at the end of the run
+    table_bytes: dict[str, int] = field(default_factory=dict)  # item sizes by entity, at the end
 
 
 Progress = Callable[[Tally, float], None]  # (tally, fraction of the simulated span done)
@@ -158,6 +163,7 @@ class DemoRun:
         self.injector = injector
         self.progress = progress or _quiet
         self.tally = Tally()
+        self.executions: list[Execution] = []  # the decision runs, as Step Functions lists them
         self.clock = FixedClock(options.start)
         self.schedules: list[Schedule] = schedules_from(template)
         horizon = options.weeks * WEEK
@@ -173,7 +179,7 @@ class DemoRun:
         saved = {name: os.environ.get(name) for name in EMBEDDED_ENV}
         os.environ.update(EMBEDDED_ENV)
         level = logger.log_level
-        logger.setLevel(logging.WARNING)  # the progress bar tells what happens
+        logger.setLevel(self.options.log_level)
         try:
             return self._execute()
         finally:
@@ -205,6 +211,9 @@ class DemoRun:
                     report.week_seconds.append(time.perf_counter() - began)
                 entrypoints.publish_site(bootstrap.container())
                 report.ledger = export_ledger(stores)
+                site = str(self.options.site_dir.resolve())
+                report.status = collect(stores, self.clock.now(), self.executions, 0, site)
+                report.table_bytes = dict(table_bytes(*self._table))
             finally:
                 bootstrap.reset()
         return report
@@ -249,6 +258,7 @@ class DemoRun:
     def _provision(self, llm_client: LLMClient | None) -> Stores:
         """The table and audit bucket as the CDK app creates them, and the wired container."""
         dynamodb, table = self._dynamodb()
+        self._table = (dynamodb, table)
         s3 = AtomicClient(boto3.client("s3"))  # moto's S3 is not atomic per request either
         s3.create_bucket(Bucket=AUDIT_BUCKET)
         stores = dynamo_stores(dynamodb, table)
@@ -299,8 +309,12 @@ class DemoRun:
         arns = [workflow.start(schedule.payload, f"{name}-{i}") for i in range(runs)]
         for arn in arns:
             described = workflow.wait(arn)
-            if described["status"] != "SUCCEEDED":
-                raise DemoError(f"decision run {arn} ended {described['status']}")
+            status = str(described["status"])
+            self.executions.append(
+                Execution(name=arn.rsplit(":", 1)[-1], status=status, started=moment)
+            )
+            if status != "SUCCEEDED":
+                raise DemoError(f"decision run {arn} ended {status}")
             self.tally.executions += 1
         metrics.clear_metrics()
         if self.injector:

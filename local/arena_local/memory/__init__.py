@@ -11,6 +11,7 @@ from arena_local.memory.blobs import InMemoryBlobStore
 from arena_local.memory.cohorts import MemoryCohortStore
 from arena_local.memory.decisions import MemoryDecisionStore
 from arena_local.memory.ledger import MemoryLedgerStore
+from arena_local.memory.lineup import MemoryLineupStore
 from arena_local.memory.markets import MemoryMarketStore
 from arena_local.memory.panel import MemoryPanelStore
 from arena_local.memory.state import MemoryState
@@ -29,4 +30,5 @@ def memory_stores(state: MemoryState | None = None) -> Stores:
         markets=MemoryMarketStore(shared),
         views=MemoryViewStore(shared),
         panel=MemoryPanelStore(shared),
+        lineups=MemoryLineupStore(shared),
     )

@@ -22,6 +22,7 @@ from arena_core.domain.portfolio import (
     Settlement,
     Trade,
 )
+from arena_core.domain.releases import LineupRelease
 from arena_core.errors import NotFoundError
 from arena_core.scoring.aggregates import combined
 
@@ -68,6 +69,8 @@ class MemoryState:
     panel_questions: dict[str, PanelQuestion] = field(default_factory=dict)  # by question id
     panel_scores: dict[str, list[PanelScore]] = field(default_factory=dict)  # by question id
     panel_coherence: dict[str, DecisionCoherence] = field(default_factory=dict)  # by decision
+    lineup_releases: dict[int, LineupRelease] = field(default_factory=dict)  # by number
+    job_runs: dict[str, datetime] = field(default_factory=dict)  # the last run of each job
 
     def require_agent(self, agent_id: str) -> Agent:
         agent = self.agents.get(agent_id)

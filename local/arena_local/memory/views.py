@@ -100,3 +100,12 @@ class MemoryViewStore(ViewStore):
         with self._s.lock:
             index = self._s.series.get((family_id, resolution))
             return index.between(start, end) if index else []
+
+    def record_job_run(self, job: str, at: datetime) -> None:
+        with self._s.lock:
+            if job not in self._s.job_runs or self._s.job_runs[job] <= at:
+                self._s.job_runs[job] = at
+
+    def job_runs(self) -> dict[str, datetime]:
+        with self._s.lock:
+            return dict(self._s.job_runs)

@@ -58,6 +58,8 @@ class Cohort(DomainModel):
     starting_balance: Decimal = STARTING_BALANCE
     first_decision_at: datetime | None = None
     completed_at: datetime | None = None
+    # The lineup release the cohort froze (None: opened before releases were recorded).
+    lineup_release: int | None = None
 
     @field_validator("week_start")
     @classmethod
@@ -68,7 +70,11 @@ class Cohort(DomainModel):
 
     @classmethod
     def open(
-        cls, moment: datetime, lineup: tuple[AgentSpec, ...], methodology: str = METHODOLOGY_VERSION
+        cls,
+        moment: datetime,
+        lineup: tuple[AgentSpec, ...],
+        methodology: str = METHODOLOGY_VERSION,
+        lineup_release: int | None = None,
     ) -> Cohort:
         start = week_start_for(moment)
         return cls(
@@ -77,6 +83,7 @@ class Cohort(DomainModel):
             created_at=_require_aware(moment),
             lineup=lineup,
             methodology_version=methodology,
+            lineup_release=lineup_release,
         )
 
     def agents(self) -> tuple[Agent, ...]:

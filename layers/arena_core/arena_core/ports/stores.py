@@ -1,7 +1,7 @@
 """Everything the services persist, by role; each service asks only for the roles it uses.
 
 A service declares its needs as a protocol combining the ``With*`` roles below (deciding needs
-cohorts, decisions, the ledger and markets; a snapshot needs no decisions); ``Stores``, the six
+cohorts, decisions, the ledger and markets; a snapshot needs no decisions); ``Stores``, the
 roles of one store, satisfies any such combination. Implementations share one store underneath
 (DynamoDB: one table; in memory: one lock), which is what makes a trade's cash, position and
 decision progress one atomic change across roles.
@@ -15,6 +15,7 @@ from typing import Protocol
 from arena_core.ports.cohort_store import CohortStore
 from arena_core.ports.decision_store import DecisionStore
 from arena_core.ports.ledger_store import LedgerStore
+from arena_core.ports.lineup_store import LineupStore
 from arena_core.ports.market_store import MarketStore
 from arena_core.ports.panel_store import PanelStore
 from arena_core.ports.view_store import ViewStore
@@ -23,6 +24,7 @@ __all__ = [
     "CohortStore",
     "DecisionStore",
     "LedgerStore",
+    "LineupStore",
     "MarketStore",
     "PanelStore",
     "Stores",
@@ -30,6 +32,7 @@ __all__ = [
     "WithCohorts",
     "WithDecisions",
     "WithLedger",
+    "WithLineups",
     "WithMarkets",
     "WithPanel",
     "WithViews",
@@ -51,6 +54,11 @@ class WithLedger(Protocol):
     def ledger(self) -> LedgerStore: ...
 
 
+class WithLineups(Protocol):
+    @property
+    def lineups(self) -> LineupStore: ...
+
+
 class WithMarkets(Protocol):
     @property
     def markets(self) -> MarketStore: ...
@@ -68,7 +76,7 @@ class WithViews(Protocol):
 
 @dataclass(frozen=True)
 class Stores:
-    """The six roles of one store, as the composition root hands them out."""
+    """The roles of one store, as the composition root hands them out."""
 
     cohorts: CohortStore
     decisions: DecisionStore
@@ -76,3 +84,4 @@ class Stores:
     markets: MarketStore
     views: ViewStore
     panel: PanelStore
+    lineups: LineupStore

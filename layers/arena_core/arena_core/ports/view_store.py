@@ -59,3 +59,12 @@ class ViewStore(ABC):
         self, family_id: str, resolution: str, start: datetime, end: datetime
     ) -> list[SeriesPoint]:
         """A family's points at one resolution with start <= bucket <= end, oldest first."""
+
+    @abstractmethod
+    def record_job_run(self, job: str, at: datetime) -> None:
+        """Note that a scheduled job (``snapshot``, ``resolve``) ran at ``at``; an older time
+        never replaces a newer one (a late retry of an earlier delivery)."""
+
+    @abstractmethod
+    def job_runs(self) -> dict[str, datetime]:
+        """When each scheduled job last ran, by job name: what ``arena status`` shows."""

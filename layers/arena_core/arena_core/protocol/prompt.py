@@ -54,6 +54,10 @@ class Prompt:
     system: str
     user: str
 
+    def transcript(self) -> str:
+        """Both prompts as one text: what the audit stores and ``arena preview`` prints."""
+        return f"=== system ===\n{self.system}\n=== user ===\n{self.user}\n"
+
 
 def one_line(text: str, limit: int = QUESTION_LIMIT) -> str:
     """Untrusted text as one table cell: no newlines, no column separators, bounded length."""

@@ -113,7 +113,7 @@ def consult(
 ) -> Consultation:
     prompt_ref = blobs.put(
         f"{blob_prefix}/prompt.txt",
-        f"=== system ===\n{prompt.system}\n=== user ===\n{prompt.user}\n".encode(),
+        prompt.transcript().encode(),
         content_type="text/plain; charset=utf-8",
     )
     messages = [

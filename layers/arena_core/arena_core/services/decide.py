@@ -35,7 +35,6 @@ from arena_core.domain.decisions import (
     DecisionRecord,
     DecisionStatus,
 )
-from arena_core.domain.holdings import position_lines
 from arena_core.domain.market import Market
 from arena_core.domain.panel import Methodology, Panel
 from arena_core.domain.portfolio import Position
@@ -58,10 +57,10 @@ from arena_core.ports.stores import (
     WithMarkets,
     WithPanel,
 )
-from arena_core.protocol.prompt import build_prompt
 from arena_core.services.consult import consult
 from arena_core.services.outcome import bounded, summarize
 from arena_core.services.panel import PanelSettings, captured_panel
+from arena_core.services.prompting import decision_prompt
 from arena_core.services.trading import KnownState, TradeRun, execute_all
 
 CLOCK_SKEW = timedelta(minutes=1)  # a run time later than now by more than this is refused
@@ -234,17 +233,13 @@ class DecideService:
         panel: Panel | None,
     ) -> Consultation:
         record, request, member = attempt.record, attempt.request, attempt.member
-        by_id = {m.market_id: m for m in markets}
-        held = [p.market_id for p in positions if p.is_open and p.market_id not in by_id]
-        known = {**self._markets.get_markets(held), **by_id}
-        lines = position_lines(positions, known)
-        prompt = build_prompt(
-            now=request.run_at,
-            cohort_id=member.cohort_id,
+        prompt, lines = decision_prompt(
+            self._markets,
+            member,
             week=attempt.week,
-            cash=member.cash,
-            positions=lines,
+            run_at=request.run_at,
             markets=markets,
+            positions=positions,
             panel=panel,
         )
         context = AgentContext(

@@ -189,3 +189,25 @@ def execute_all(
             known = None  # the known state is stale: read from now on
         outcomes.append(outcome)
     return outcomes
+
+
+def plan_all(
+    agent: Agent, positions: Sequence[Position], run: TradeRun, instructions: Sequence[Instruction]
+) -> list[TradeOutcome]:
+    """What ``execute_all`` would do for a fresh decision, writing nothing: each instruction
+    checked by the same rules against the portfolio the earlier ones leave (``arena preview``)."""
+    state = KnownState(agent, {p.position_id: p for p in positions})
+    outcomes = []
+    for index, instruction in enumerate(instructions):
+        trade_id = trade_id_for(run.decision_id, index)
+        ctx = TradeContext(agent.agent_id, agent.cohort_id, run.decision_id, trade_id, run.at)
+        try:
+            execution = _plan(
+                ctx, state.agent, list(state.positions.values()), instruction, run.markets
+            )
+        except RuleViolationError as exc:
+            outcomes.append(_rejected(index, trade_id, instruction, exc))
+            continue
+        state.apply(execution)
+        outcomes.append(TradeOutcome(index, trade_id, instruction, trade=execution.trade))
+    return outcomes

@@ -29,6 +29,8 @@ HOURLY_SNAPSHOT = "SNAPH#"
 SERIES = "SERIES#"
 AGGREGATES = "AGGREGATES"
 PANEL = "PANEL#"  # a cohort's forecast-panel questions and scores
+LINEUP = "LINEUP"  # the lineup releases, one item each
+JOBS = "JOBS"  # when each scheduled job last ran
 # Sort keys and sort key prefixes.
 COHORT_ITEM = "COHORT"
 PROFILE = "PROFILE"
@@ -44,6 +46,11 @@ FAMILY = "FAMILY#"
 PANEL_QUESTION = "Q#"
 PANEL_SCORE = "S#"
 PANEL_COHERENCE = "C#"
+RELEASE = "RELEASE#"
+JOB = "JOB#"
+# Items carrying this attribute (epoch seconds) are deleted by DynamoDB's TTL once it passes:
+# raw 10-minute snapshots only (hourly snapshots and family series are kept).
+EXPIRES_AT = "expires_at"
 # Index partitions.
 COHORTS_BY_STATUS = "COHORTS#"
 FAMILY_SCORES = "FAMILYSCORES#"
@@ -87,6 +94,11 @@ def create_table_kwargs(table_name: str) -> dict[str, Any]:
 def stamp(moment: datetime) -> str:
     """Fixed-width UTC timestamp: string order is time order (sort keys, lease comparisons)."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_stamp(text: str) -> datetime:
+    """The inverse of ``stamp``."""
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
 
 
 def sort_kind(sort_key: str) -> str:
@@ -238,3 +250,15 @@ def panel_coherence_key(cohort_id: str, decision_id: str) -> dict[str, str]:
 
 def family_coherence_index(family_id: str) -> str:
     return f"{FAMILY_COHERENCE}{family_id}"
+
+
+# --- lineup releases -----------------------------------------------------------------------------
+
+
+def lineup_release_key(release: int) -> dict[str, str]:
+    """Zero-padded: sort-key order is release order."""
+    return key(LINEUP, f"{RELEASE}{release:06d}")
+
+
+def job_key(job: str) -> dict[str, str]:
+    return key(JOBS, f"{JOB}{job}")

@@ -5,13 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import suppress
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from arena_core.adapters.dynamodb import schema as k
-from arena_core.adapters.dynamodb.codec import decode, encode, from_attributes, from_fields
+from arena_core.adapters.dynamodb.codec import (
+    decode,
+    encode,
+    from_attributes,
+    from_fields,
+    to_attributes,
+)
 from arena_core.adapters.dynamodb.counters import from_flat
 from arena_core.adapters.dynamodb.decisions import decision_record
 from arena_core.adapters.dynamodb.ledger import partition_by_kind
+from arena_core.adapters.dynamodb.schema import parse_stamp
 from arena_core.adapters.dynamodb.table import ConditionFailed, Expr, Table
 from arena_core.domain.aggregates import FamilyAggregate
 from arena_core.domain.holdings import AgentRecords
@@ -29,8 +36,10 @@ from arena_core.ports.view_store import ViewStore
 
 
 class DynamoViewStore(ViewStore):
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, *, snapshot_ttl: timedelta | None = None) -> None:
         self.table = table
+        # Raw snapshots expire this long after they were taken (None: kept forever).
+        self.snapshot_ttl = snapshot_ttl
 
     def agent_records(self, agent_id: str) -> AgentRecords:
         """One query of the agent's partition instead of five."""
@@ -44,7 +53,10 @@ class DynamoViewStore(ViewStore):
         )
 
     def put_snapshots(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
-        raw = [encode(s, "snapshot", k.snapshot_key(s.agent_id, s.taken_at)) for s in snapshots]
+        raw = [
+            encode(s, "snapshot", k.snapshot_key(s.agent_id, s.taken_at), **self._expiry(s))
+            for s in snapshots
+        ]
         hourly = [
             encode(s, "hourly", k.hourly_snapshot_key(s.agent_id, snapshot_hour(s.taken_at)))
             for s in newest_per_hour(snapshots)
@@ -56,6 +68,11 @@ class DynamoViewStore(ViewStore):
                 latest[s.agent_id] = s
         for s in latest.values():
             self._put_latest(s)
+
+    def _expiry(self, snapshot: PortfolioSnapshot) -> dict[str, int]:
+        if self.snapshot_ttl is None:
+            return {}
+        return {k.EXPIRES_AT: int((snapshot.taken_at + self.snapshot_ttl).timestamp())}
 
     def _put_latest(self, snapshot: PortfolioSnapshot) -> None:
         """Replace the agent's latest snapshot unless a newer one is already there (reruns of
@@ -118,3 +135,15 @@ class DynamoViewStore(ViewStore):
         window = (k.stamp(start), k.stamp(end))
         items = self.table.partition(k.series_pk(family_id, resolution), between=window)
         return [decode(SeriesPoint, i) for i in items]
+
+    def record_job_run(self, job: str, at: datetime) -> None:
+        expr = Expr()
+        ran = expr.n("ran_at")
+        newer = f"attribute_not_exists({ran}) OR {ran} <= {expr.v(at)}"
+        item = to_attributes({**k.job_key(job), "entity": "job_run", "job": job, "ran_at": at})
+        with suppress(ConditionFailed):  # a later run is already recorded
+            self.table.put(item, condition=newer, expr=expr)
+
+    def job_runs(self) -> dict[str, datetime]:
+        runs = (from_attributes(i) for i in self.table.partition(k.JOBS, k.JOB))
+        return {str(r["job"]): parse_stamp(str(r["ran_at"])) for r in runs}

@@ -1,0 +1,20 @@
+"""Argument types the ``arena`` subcommands share."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date
+
+
+def week(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from exc
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value

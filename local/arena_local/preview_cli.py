@@ -1,0 +1,74 @@
+"""``arena preview --family ID [--week DATE] [--offline] [--call] [--llm-base-url URL]``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import httpx
+
+from arena_core.adapters.openrouter import OPENROUTER_URL, OpenRouterClient
+from arena_core.adapters.polymarket import GammaMarketSource
+from arena_core.adapters.secrets import secret_api_key
+from arena_core.agents.llm import LLMAgent
+from arena_core.errors import ConfigurationError
+from arena_core.ports.market_source import MarketSource
+from arena_local import operations
+from arena_local.arguments import week
+from arena_local.demo.markets import FIXTURES, RECORDED_DUMP, from_file
+from arena_local.preview import build_preview, call_model, find_member, print_prompt
+from arena_local.replay import GammaReplay
+
+UNIVERSE_SIZE = 500  # the deployed default (ARENA_UNIVERSE_SIZE)
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], stack: str) -> None:
+    preview = commands.add_parser(
+        "preview", help="print the prompt an agent would get now; --call asks its model"
+    )
+    preview.add_argument("--family", required=True, help="stable family id, e.g. kimi-k2")
+    preview.add_argument("--week", type=week, help="the cohort's Sunday (default: the newest)")
+    preview.add_argument("--offline", action="store_true", help="the recorded Gamma dump")
+    preview.add_argument("--call", action="store_true", help="send it to the family's model")
+    preview.add_argument("--llm-base-url", help="an OpenAI-compatible server instead of OpenRouter")
+    preview.add_argument("--stack", default=stack)
+
+
+def run(args: argparse.Namespace, now: datetime | None = None) -> int:
+    moment = now or datetime.now(UTC)
+    stores, outputs = operations.stack_stores(args.stack)
+    member = find_member(stores, args.family, args.week, moment)
+    source, origin = _source(args.offline)
+    markets = source.top_markets(UNIVERSE_SIZE).ordered()
+    preview = build_preview(stores, member, markets, moment)
+    print_prompt(preview, origin, sys.stdout)
+    if args.call:
+        key = _api_key(args.llm_base_url, lambda: outputs.get("OpenRouterSecretName"))
+        with httpx.Client() as http:
+            client = OpenRouterClient(http, key, base_url=args.llm_base_url or OPENROUTER_URL)
+            call_model(preview, LLMAgent(client, member.agent.model_id), sys.stdout)
+    return 0
+
+
+def _source(offline: bool) -> tuple[MarketSource, str]:
+    if not offline:
+        return GammaMarketSource(httpx.Client()), "the live Gamma API"
+    dump = FIXTURES / RECORDED_DUMP
+    if not dump.is_file():
+        raise ConfigurationError(f"--offline needs the recorded dump {dump} (../shared beside)")
+    replay = GammaReplay(from_file(dump).payloads)
+    return GammaMarketSource(
+        httpx.Client(transport=replay.transport())
+    ), f"the recorded {dump.name}"
+
+
+def _api_key(base_url: str | None, secret_name: Callable[[], str]) -> Callable[[], str | None]:
+    """OPENROUTER_API_KEY, else (OpenRouter only) the deployed secret; a local server needs
+    none."""
+    key = os.environ.get("OPENROUTER_API_KEY") or None
+    if key is not None or base_url is not None:
+        return lambda: key
+    return secret_api_key(secret_name())
