@@ -13,6 +13,8 @@ CONTENT_TYPES = {
     ".js": "text/javascript; charset=utf-8",
     ".json": "application/json",
     ".csv": "text/csv; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
+    ".zip": "application/zip",
     ".svg": "image/svg+xml",
     ".png": "image/png",
 }

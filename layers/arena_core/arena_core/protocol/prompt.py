@@ -56,7 +56,19 @@ class Prompt:
 
     def transcript(self) -> str:
         """Both prompts as one text: what the audit stores and ``arena preview`` prints."""
-        return f"=== system ===\n{self.system}\n=== user ===\n{self.user}\n"
+        return f"{SYSTEM_HEADER}{self.system}{USER_HEADER}{self.user}\n"
+
+
+SYSTEM_HEADER = "=== system ===\n"
+USER_HEADER = "\n=== user ===\n"
+
+
+def split_transcript(text: str) -> tuple[str, str]:
+    """The system and user prompts of a stored transcript (the inverse of ``transcript``). The
+    system prompt is ours and never holds the user header, so its first occurrence splits."""
+    body = text.removeprefix(SYSTEM_HEADER)
+    system, found, user = body.partition(USER_HEADER)
+    return (system, user.removesuffix("\n")) if found else (text, "")
 
 
 def one_line(text: str, limit: int = QUESTION_LIMIT) -> str:

@@ -12,8 +12,7 @@ and left alone).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -23,6 +22,7 @@ from arena_core.domain import accounting
 from arena_core.domain.coherence import CoherenceSummary, DecisionCoherence, coherence_summary
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.decisions import DecisionOutcome, DecisionRecord
+from arena_core.domain.holdings import AgentRecords
 from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.domain.market import Market
 from arena_core.domain.panel import Methodology, PanelQuestion, PanelScore
@@ -33,6 +33,7 @@ from arena_core.ports.stores import WithCohorts, WithMarkets, WithPanel, WithVie
 from arena_core.scoring.bets import scored_forecast
 from arena_core.scoring.statistics import UNKNOWN, ScoredForecast, horizon_bucket
 from arena_core.site.charts import Point, RangeChart, range_charts
+from arena_core.site.decision_details import DecisionDetails, read_details
 from arena_core.site.leaderboard import LeaderboardRow, leaderboard_row, ordered
 from arena_core.site.panel_statistics import PanelStatistics, compute_panel
 from arena_core.site.statistics import (
@@ -42,8 +43,6 @@ from arena_core.site.statistics import (
     compute,
     empty_statistics,
 )
-
-RAW_REPLY_LIMIT = 20_000
 
 
 @dataclass(frozen=True)
@@ -57,11 +56,10 @@ class PositionView:
 @dataclass(frozen=True)
 class DecisionView:
     """A decision as the site shows it: ``reasoning`` is the whole text (read from the audit
-    bucket when the record keeps an excerpt), ``raw_reply`` the model's last reply."""
+    bucket when the record keeps an excerpt)."""
 
     record: DecisionRecord
     outcome: DecisionOutcome | None
-    raw_reply: str
     reasoning: str = ""
 
 
@@ -83,6 +81,17 @@ class CohortView:
     cohort: Cohort
     agents: list[AgentView]
     questions: list[PanelQuestion] = field(default_factory=list)  # v1+panel: the panel asked
+    # Every decision in full (prompts, raw replies): read only when the cohort's decisions
+    # changed since the last publication; None leaves its decision pages as published.
+    details: list[DecisionDetails] | None = None
+    markets: Mapping[str, Market] = field(default_factory=dict)  # held, traded or asked about
+
+    def question(self, market_id: str) -> str:
+        market = self.markets.get(market_id)
+        return market.question if market else market_id
+
+    def records(self) -> list[DecisionRecord]:
+        return [d.record for a in self.agents for d in a.decisions]
 
 
 @dataclass
@@ -279,29 +288,40 @@ class SiteCollector:
         )
 
     def cohort_view(self, cohort: Cohort) -> CohortView:
+        """A cohort's agents with their records, and every market they hold, traded or were
+        asked about, read at once."""
         latest = self._views.latest_snapshots(cohort.cohort_id)
-        agents = [
-            self._agent_view(a, latest.get(a.agent_id), cohort)
-            for a in self._cohorts.agents(cohort.cohort_id)
-        ]
+        members = self._cohorts.agents(cohort.cohort_id)
+        records = {a.agent_id: self._views.agent_records(a.agent_id) for a in members}
         questions = (
             self._panel.questions(cohort.cohort_id)
             if cohort.methodology_version == Methodology.V1_PANEL
             else []
         )
-        return CohortView(cohort, agents, questions)
+        ids = {q.market.market_id for q in questions}
+        for found in records.values():
+            ids |= {p.market_id for p in found.positions} | {t.market_id for t in found.trades}
+        markets = self._markets.get_markets(sorted(ids))
+        agents = [
+            self._agent_view(a, latest.get(a.agent_id), cohort, records[a.agent_id], markets)
+            for a in members
+        ]
+        return CohortView(cohort, agents, questions, markets=markets)
 
     def _agent_view(
-        self, agent: Agent, latest: PortfolioSnapshot | None, cohort: Cohort
+        self,
+        agent: Agent,
+        latest: PortfolioSnapshot | None,
+        cohort: Cohort,
+        records: AgentRecords,
+        markets: Mapping[str, Market],
     ) -> AgentView:
         view = AgentView(agent, latest)
-        records = self._views.agent_records(agent.agent_id)
         view.trades, view.settlements, view.scores = (
             records.trades,
             records.settlements,
             records.scores,
         )
-        markets = self._markets.get_markets(sorted({p.market_id for p in records.positions}))
         view.positions = [
             self._position_view(p, markets.get(p.market_id)) for p in records.positions
         ]
@@ -331,9 +351,13 @@ class SiteCollector:
         mark = accounting.mark(position, market)
         return PositionView(position, question, mark.price, mark.value)
 
+    def details(self, view: CohortView) -> list[DecisionDetails]:
+        """The cohort's decisions in full (a few audit reads each)."""
+        return [read_details(record, self._blobs) for record in view.records()]
+
     def _decision_view(self, record: DecisionRecord) -> DecisionView:
         outcome = record.outcome
-        return DecisionView(record, outcome, self._raw_reply(outcome), self._reasoning(outcome))
+        return DecisionView(record, outcome, self._reasoning(outcome))
 
     def _reasoning(self, outcome: DecisionOutcome | None) -> str:
         if outcome is None:
@@ -344,25 +368,6 @@ class SiteCollector:
             return self._blobs.get(outcome.reasoning_ref).decode("utf-8", "replace")
         except ArenaError:
             return outcome.reasoning  # the excerpt, when the whole text cannot be read
-
-    def _raw_reply(self, outcome: DecisionOutcome | None) -> str:
-        if outcome is None or not outcome.responses or self._blobs is None:
-            return ""
-        try:
-            body = self._blobs.get(outcome.responses[-1].response_ref).decode("utf-8", "replace")
-        except ArenaError:
-            return "(raw reply unavailable)"
-        return _reply_text(body)[:RAW_REPLY_LIMIT]
-
-
-def _reply_text(body: str) -> str:
-    """The assistant message of a stored completion body, or the body itself."""
-    try:
-        parsed = json.loads(body)
-        message = parsed["choices"][0]["message"]
-        return str(message.get("content") or message.get("reasoning") or body)
-    except (ValueError, KeyError, IndexError, TypeError):
-        return body
 
 
 def breakdown_groups(

@@ -21,6 +21,7 @@ from markupsafe import Markup
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.panel import P_MAX, P_MIN, PANEL_HORIZON, PANEL_SIZE, PRICE_BAND
 from arena_core.domain.text import inert_text
+from arena_core.protocol.prompt import Prompt
 from arena_core.site import exports, pairwise, tables
 from arena_core.site.cohort_tables import cohort_rows, cohort_tables
 from arena_core.site.collect import (
@@ -99,6 +100,7 @@ def environment() -> Environment:
         share=lambda v: "—" if v is None else f"{_fixed(v * 100, '0.1')}%",
         prob=lambda v: _fixed(v, "0.0001"),
         ratio=lambda v: _fixed(v, "0.01"),
+        usd=lambda v: "—" if v is None else f"${_fixed(v, '0.0001')}",
         num=_sort_value,
         places=_decimal_places,
         count=lambda v: "—" if v is None else f"{v:,.0f}",
@@ -191,10 +193,33 @@ class SiteRenderer:
         }
         for agent in view.agents:
             files[f"cohorts/{cohort_id}/{agent.agent.agent_id}.html"] = self.page(
-                "agent.html.j2", 2, title=f"{agent.agent.display_name} in {cohort_id}", view=agent
+                "agent.html.j2",
+                2,
+                title=f"{agent.agent.display_name} in {cohort_id}",
+                view=agent,
+                questions=view.question,
             )
         for table, rows in cohort_rows(view).items():
             files.update(exports.table_files(f"data/cohorts/{cohort_id}", table, rows))
+        files.update(self.decision_files(view))
+        return files
+
+    def decision_files(self, view: CohortView) -> dict[str, bytes]:
+        """A page per decision, and the prompt it was sent (when the details were read)."""
+        agents = {a.agent.agent_id: a.agent for a in view.agents}
+        files = {}
+        for details in view.details or ():
+            decision_id = details.record.decision_id
+            files[f"decisions/{decision_id}.html"] = self.page(
+                "decision.html.j2",
+                1,
+                title=f"Decision {decision_id}",
+                d=details,
+                agent=agents.get(details.record.agent_id),
+                view=view,
+            )
+            prompt = Prompt(system=details.system_prompt, user=details.user_prompt)
+            files[f"decisions/{decision_id}.prompt.txt"] = prompt.transcript().encode()
         return files
 
 

@@ -4,6 +4,7 @@ the schema page documents them, from this one definition (the forecast panel's t
 
 from __future__ import annotations
 
+from arena_core.site.schema_decisions import DECISION_COST, DECISION_TABLES
 from arena_core.site.schema_panel import METHODOLOGY, PANEL_TABLES
 
 TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
@@ -200,6 +201,7 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ("executed", "Trades executed."),
             ("rejected", "Trades rejected by the rules."),
             ("replies", "Replies received (format retries included)."),
+            *DECISION_COST,
             ("error", "Error recorded on a failed attempt."),
             (
                 "forecast_problems",
@@ -305,5 +307,6 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ("resolved_bets", "Scored bets so far."),
         ),
     ),
+    **DECISION_TABLES,
     **PANEL_TABLES,
 }
