@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from aws_cdk import Acknowledgment, Stack, Validations
 
-from infra.constructs.grants import DECISIONS, UNIVERSES
+from infra.constructs.grants import DATA, DECISIONS, PANELS, UNIVERSES
 
 BASIC_EXECUTION = "arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
 RULES: dict[str, str] = {
@@ -61,9 +61,19 @@ def wildcard_resources(stack: Stack) -> dict[str, str]:
         "exports, whose keys grow with cohorts and agents; they read back only the manifest (a "
         "single key) and are granted no delete or bucket administration."
     )
+    found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/{DATA}]"] = (
+        "The publishers read back the dataset files earlier publications wrote (the markets "
+        "table, and every data file once a week for dataset.zip): keys grow with cohorts and "
+        "weeks, so the data/ prefix is the narrowest pattern; pages outside it are never read."
+    )
     found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Audit')}/{UNIVERSES}]"] = (
         "Prepare reads and writes, and Decide reads, the weekly market universe, one object per "
         "week (universes/week-<date>.json): the prefix is the narrowest pattern that names it."
+    )
+    found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Audit')}/{PANELS}]"] = (
+        "Under methodology v1+panel, Prepare draws (writes) and reads back, and Decide reads, the "
+        "week's forecast panel, one object per week (panels/week-<date>.json): the prefix is "
+        "the narrowest pattern that names it."
     )
     found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Audit')}/{DECISIONS}]"] = (
         "Decide writes, and the publishers read, each decision's prompt and raw replies under "

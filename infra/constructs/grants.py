@@ -34,6 +34,8 @@ from arena_core.adapters.site_publishers import MANIFEST
 # Audit bucket key patterns (see PrepareRunService._universe and DecideService._consult).
 UNIVERSES = "universes/*"  # the week's market universe, captured once by Prepare
 DECISIONS = "decisions/*"  # prompts and raw replies, written by Decide, shown by the site
+DATA = "data/*"  # the site's dataset: read back by the publishers to carry it over
+PANELS = "panels/*"  # v1+panel: the week's forecast panel, drawn by Prepare, read by Decide
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,14 @@ _SNAPSHOT_AND_PUBLISH = (
 
 def _publisher(*table: str) -> Grant:
     """A function that publishes the site: its own table actions, the reads every publish
-    makes (both indexes, raw replies under decisions/*) and the site bucket."""
-    return Grant(table=table, indexes=(GSI1, GSI2), audit_reads=(DECISIONS,), publishes_site=True)
+    makes (both indexes, prompts and raw replies under decisions/*, the weekly universes) and
+    the site bucket."""
+    return Grant(
+        table=table,
+        indexes=(GSI1, GSI2),
+        audit_reads=(DECISIONS, UNIVERSES),
+        publishes_site=True,
+    )
 
 
 GRANTS: dict[str, Grant] = {
@@ -78,21 +86,23 @@ GRANTS: dict[str, Grant] = {
     # race to a duplicate delivery (GetItem).
     "OpenCohort": Grant(table=("GetItem", "PutItem", "Query")),
     # active_cohorts (GSI1 Query), get_cohort (GetItem), agents (BatchGetItem); the universe is
-    # looked up, read back on a rerun, or written.
+    # looked up, read back on a rerun, or written, with each market's captured prices
+    # (BatchWriteItem); under v1+panel the week's panel likewise, and its questions (PutItem).
     "Prepare": Grant(
-        table=("GetItem", "BatchGetItem"),
+        table=("GetItem", "BatchGetItem", "PutItem", "BatchWriteItem"),
         indexes=(GSI1,),
-        audit_reads=(UNIVERSES,),
-        audit_writes=(UNIVERSES,),
+        audit_reads=(UNIVERSES, PANELS),
+        audit_writes=(UNIVERSES, PANELS),
         audit_absent_keys=True,
     ),
     # get_agent, get_cohort, get_trade (GetItem); positions (Query); held markets
     # (BatchGetItem); the claim, checkpoint, finish and first-decision mark (UpdateItem);
     # apply_trade's transaction: Put trade, position and open guard, Update decision, agent,
     # aggregate and market, Delete the guard when a sell closes a position.
+    # v1+panel: the week's panel (read back) and the decision's trade coherence (PutItem).
     "Decide": Grant(
         table=("GetItem", "BatchGetItem", "Query", "UpdateItem", "PutItem", "DeleteItem"),
-        audit_reads=(UNIVERSES,),
+        audit_reads=(UNIVERSES, PANELS),
         audit_writes=(DECISIONS,),
         reads_secret=True,
     ),
@@ -173,10 +183,11 @@ def _audit_statements(grant: Grant, audit: s3.IBucket) -> list[iam.PolicyStateme
 
 
 def _site_statements(site: s3.IBucket) -> list[iam.PolicyStatement]:
-    """Publishing writes any page and reads back only its manifest of digests; ListBucket lets
-    the manifest's absence (an empty bucket, the first publish) answer 404."""
+    """Publishing writes any page and reads back its manifest of digests and what it carries
+    over under data/ (the markets table, the files of the weekly dataset.zip); ListBucket lets
+    an absent key (an empty bucket, the first publish) answer 404."""
     return [
         _allow(["s3:PutObject"], [site.arn_for_objects("*")]),
-        _allow(["s3:GetObject"], [site.arn_for_objects(MANIFEST)]),
+        _allow(["s3:GetObject"], [site.arn_for_objects(MANIFEST), site.arn_for_objects(DATA)]),
         _allow(["s3:ListBucket"], [site.bucket_arn]),
     ]

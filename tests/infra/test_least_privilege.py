@@ -63,7 +63,12 @@ SNAPSHOT_AND_PUBLISH: Grants = {
 EXPECTED_DYNAMODB: dict[str, Grants] = {
     "OpenCohort": {"Table": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}},
     "Prepare": {
-        "Table": {"dynamodb:GetItem", "dynamodb:BatchGetItem"},
+        "Table": {
+            "dynamodb:GetItem",
+            "dynamodb:BatchGetItem",
+            "dynamodb:PutItem",
+            "dynamodb:BatchWriteItem",
+        },
         "Table/index/GSI1": {"dynamodb:Query"},
     },
     "Decide": {
@@ -85,14 +90,24 @@ EXPECTED_DYNAMODB: dict[str, Grants] = {
 }
 PUBLISH_S3: Grants = {
     "Audit/decisions/*": {"s3:GetObject"},
+    "Audit/universes/*": {"s3:GetObject"},
     "Site/*": {"s3:PutObject"},
     "Site/.site-manifest.json": {"s3:GetObject"},
+    "Site/data/*": {"s3:GetObject"},
     "Site": {"s3:ListBucket"},
 }
 EXPECTED_S3: dict[str, Grants] = {
     "OpenCohort": {},
-    "Prepare": {"Audit/universes/*": {"s3:GetObject", "s3:PutObject"}, "Audit": {"s3:ListBucket"}},
-    "Decide": {"Audit/universes/*": {"s3:GetObject"}, "Audit/decisions/*": {"s3:PutObject"}},
+    "Prepare": {
+        "Audit/universes/*": {"s3:GetObject", "s3:PutObject"},
+        "Audit/panels/*": {"s3:GetObject", "s3:PutObject"},
+        "Audit": {"s3:ListBucket"},
+    },
+    "Decide": {
+        "Audit/universes/*": {"s3:GetObject"},
+        "Audit/panels/*": {"s3:GetObject"},
+        "Audit/decisions/*": {"s3:PutObject"},
+    },
     "Finalize": PUBLISH_S3,
     "Snapshot": PUBLISH_S3,
     "Resolve": PUBLISH_S3,
@@ -234,11 +249,14 @@ def test_each_function_has_exactly_the_s3_access_its_code_needs(
 
 
 @pytest.mark.parametrize("function", PUBLISHERS)
-def test_publishers_only_read_decisions_in_the_audit_bucket(
+def test_publishers_only_read_decisions_and_universes_in_the_audit_bucket(
     raw: dict[str, Any], function: str
 ) -> None:
     audit = {r: a for r, a in allowed(raw, function).items() if r.startswith("Audit")}
-    assert audit == {"Audit/decisions/*": {"s3:GetObject"}}
+    assert audit == {
+        "Audit/decisions/*": {"s3:GetObject"},
+        "Audit/universes/*": {"s3:GetObject"},
+    }
 
 
 def test_prepare_cannot_write_decisions_and_decide_cannot_write_universes(
@@ -248,7 +266,7 @@ def test_prepare_cannot_write_decisions_and_decide_cannot_write_universes(
         grants = allowed(raw, function)
         return {r for r, a in grants.items() if any(x.startswith("s3:Put") for x in a)}
 
-    assert writable("Prepare") == {"Audit/universes/*"}
+    assert writable("Prepare") == {"Audit/universes/*", "Audit/panels/*"}
     assert writable("Decide") == {"Audit/decisions/*"}
 
 
@@ -347,9 +365,12 @@ class Recording:
         self.dynamodb.current = self.s3.current = function
 
 
-@pytest.fixture
-def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[Recording]:
-    """The handlers wired to embedded AWS through recording clients."""
+@pytest.fixture(params=["v1", "v1+panel"])
+def recording(
+    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[Recording]:
+    """The handlers wired to embedded AWS through recording clients, under each methodology
+    (v1+panel draws a panel, registers and scores its questions, records coherence)."""
     for key, value in {**FAKE_ENV, "POWERTOOLS_TRACE_DISABLED": "true"}.items():
         monkeypatch.setenv(key, value)
     needs: dict[str, set[tuple[str, str]]] = {}
@@ -361,12 +382,21 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[Recording]:
             s3.create_bucket(Bucket=bucket)
         found = Recording(Recorder(client, needs), Recorder(s3, needs), needs)
         settings = ArenaSettings(
-            table_name=TABLE, audit_bucket="audit", site_bucket="site", include_llms=False
+            table_name=TABLE,
+            audit_bucket="audit",
+            site_bucket="site",
+            include_llms=False,
+            methodology=request.param,
         )
         injected = bootstrap.Injected(
             stores=dynamo_stores(found.dynamodb, TABLE),
             blobs=S3BlobStore(found.s3, "audit"),
-            market_source=StaticMarketSource([binary("m1", "0.40"), binary("m2", "0.70")]),
+            market_source=StaticMarketSource(
+                [  # closing within the panel's horizon: under v1+panel both are panel questions
+                    binary(m, price).model_copy(update={"end_date": SUNDAY + timedelta(days=3)})
+                    for m, price in (("m1", "0.40"), ("m2", "0.70"))
+                ]
+            ),
             publisher=S3SitePublisher(found.s3, "site"),
         )
         bootstrap.reset(bootstrap.Container(settings, clock=FixedClock(SUNDAY), injected=injected))
@@ -402,6 +432,8 @@ def _run_a_week(recording: Recording) -> None:
     recording.running("Resolve")
     resolution = resolve_handler.handler({"source": "schedule"}, CONTEXT)
     assert resolution["completed_cohorts"] and resolution["site_uploaded"]
+    if container.settings.methodology == "v1+panel":  # the panel was drawn and scored
+        assert container.stores.panel.scores("c2026-03-01")
 
 
 def _granted(grants: Grants, action: str, resource: str) -> bool:

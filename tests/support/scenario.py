@@ -11,6 +11,7 @@ from pathlib import Path
 
 from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.agents.baselines import AlwaysHold, MarketFollower, RandomAgent
+from arena_core.constants import universe_key
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.market import Market, MarketStatus, ResolutionKind
@@ -117,7 +118,7 @@ def run_week(
     run_at = week_start + timedelta(minutes=5)
     clock.set(run_at)
     ref = blobs.put(
-        f"universes/{cohort.cohort_id}.json",
+        universe_key(week_start.date()),
         json.dumps([m.model_dump(mode="json") for m in markets + extra]).encode(),
     )
     service = DecideService(stores, blobs, clock)

@@ -7,7 +7,7 @@ refresh window, the decision run's time). Renaming one here renames it everywher
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 from enum import StrEnum
 
 SERVICE_NAME = "forecaster-arena"
@@ -53,3 +53,8 @@ OPEN_COHORT_SCHEDULE = "cron(0 0 ? * SUN *)"
 DECISION_RUN_SCHEDULE = f"cron({_minutes(DECISION_RUN_OFFSET)} 0 ? * SUN *)"
 SNAPSHOT_SCHEDULE = _rate(SNAPSHOT_PERIOD)
 RESOLVE_SCHEDULE = _rate(RESOLVE_PERIOD)
+
+
+def universe_key(week_start: date) -> str:
+    """The audit key of a week's captured market universe (written once by its first run)."""
+    return f"universes/week-{week_start.isoformat()}.json"

@@ -19,7 +19,7 @@ from arena_core.constants import SNAPSHOT_PERIOD
 if TYPE_CHECKING:  # the workflow's models load only in the functions of the workflow
     from arena_core.services.open_cohort import OpenCohortResult
     from arena_core.services.panel import PanelSettings
-    from arena_core.services.publish_site import SiteReport
+    from arena_core.services.publish_site import Scope, SiteReport
     from arena_core.workflow import DecideInput, DecideOutput, FinalizeInput, PreparedRun, RunInput
 
 UTC_MIDNIGHT = time(0, 0)
@@ -151,12 +151,16 @@ def site_refresh_due(c: Container) -> bool:
     return minutes % c.settings.site_refresh_minutes < SNAPSHOT_PERIOD.total_seconds() // 60
 
 
-def snapshot_and_publish(c: Container, *, force_publish: bool = False) -> SnapshotResult:
+def snapshot_and_publish(c: Container, *, weekly: bool = False) -> SnapshotResult:
+    """A snapshot pass, then the site: a light publication on its refresh window, or (after
+    the decision run) the weekly one, whatever the window."""
+    from arena_core.services.publish_site import LIGHT, WEEKLY  # noqa: PLC0415
     from arena_core.services.snapshot import SnapshotService  # noqa: PLC0415
 
     report = SnapshotService(c.stores, c.market_source, c.clock).run()
     c.stores.views.record_job_run("snapshot", report.taken_at)
-    site = publish_site(c) if force_publish or site_refresh_due(c) else None
+    due = weekly or site_refresh_due(c)
+    site = publish_site(c, WEEKLY if weekly else LIGHT) if due else None
     return SnapshotResult(
         taken_at=report.taken_at,
         agents=report.agents,
@@ -176,24 +180,27 @@ def finalize(c: Container, event: FinalizeInput) -> FinalizeResult:
 
     decisions = decision_counts(event.results)
     # The run's trades appear on the site at once, whatever the refresh window.
-    return FinalizeResult(decisions=decisions, snapshot=snapshot_and_publish(c, force_publish=True))
+    return FinalizeResult(decisions=decisions, snapshot=snapshot_and_publish(c, weekly=True))
 
 
-def publish_site(c: Container) -> SiteReport:
-    from arena_core.services.publish_site import PublishSiteService  # noqa: PLC0415
+def publish_site(c: Container, scope: Scope | None = None) -> SiteReport:
+    """Publish the site (default: the weekly scope, everything)."""
+    from arena_core.services.publish_site import WEEKLY, PublishSiteService  # noqa: PLC0415
     from arena_core.site.statistics import RankingRules  # noqa: PLC0415
 
     rules = RankingRules(c.settings.min_forecasts, c.settings.min_cohorts)
-    return PublishSiteService(c.stores, c.publisher, c.blobs, c.clock, rules).run()
+    service = PublishSiteService(c.stores, c.publisher, c.blobs, c.clock, rules)
+    return service.run(scope or WEEKLY)
 
 
 def resolve(c: Container) -> ResolveResult:
+    from arena_core.services.publish_site import FULL  # noqa: PLC0415
     from arena_core.services.resolution import ResolutionService  # noqa: PLC0415
 
     report = ResolutionService(c.stores, c.market_source, c.clock).run()
     c.stores.views.record_job_run("resolve", c.clock.now())
     changed = bool(report.settled or report.completed_cohorts or report.panel.scored)
-    site = publish_site(c) if changed and site_refresh_due(c) else None
+    site = publish_site(c, FULL) if changed and site_refresh_due(c) else None
     return ResolveResult(
         checked=report.checked,
         settled={s.market_id: len(s.settled) for s in report.settled},

@@ -13,6 +13,7 @@ from arena_core.domain.coherence import DecisionCoherence
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.decisions import DecisionRecord
 from arena_core.domain.market import Market
+from arena_core.domain.market_record import Capture, MarketObservation
 from arena_core.domain.panel import PanelQuestion, PanelScore
 from arena_core.domain.portfolio import (
     BetScore,
@@ -69,6 +70,9 @@ class MemoryState:
     panel_questions: dict[str, PanelQuestion] = field(default_factory=dict)  # by question id
     panel_scores: dict[str, list[PanelScore]] = field(default_factory=dict)  # by question id
     panel_coherence: dict[str, DecisionCoherence] = field(default_factory=dict)  # by decision
+    resolved_at: dict[str, datetime] = field(default_factory=dict)  # markets marked resolved
+    observations: dict[str, list[MarketObservation]] = field(default_factory=dict)
+    captures: dict[str, dict[datetime, Capture]] = field(default_factory=dict)  # by market, time
     lineup_releases: dict[int, LineupRelease] = field(default_factory=dict)  # by number
     job_runs: dict[str, datetime] = field(default_factory=dict)  # the last run of each job
 

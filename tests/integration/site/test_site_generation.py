@@ -18,6 +18,7 @@ from arena_core.ports.stores import ViewStore
 from arena_core.services.publish_site import PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.site.cohort_tables import PANEL_COHORT_TABLES
+from arena_core.site.dataset import SITE_TABLES
 from arena_core.site.exports import TABLES
 from arena_core.site.tables import GLOBAL_TABLES
 from tests.support.aws import embedded_aws
@@ -138,7 +139,7 @@ def test_exports_round_trip_recomputes_brier_pnl_and_return(tmp_path: Path) -> N
         for score in read_csv(folder / "bet_scores.csv"):
             forecast = Decimal(score["amount"]) / (Decimal(score["cash_before"]) * MAX_BET_FRACTION)
             won = Decimal(1) if score["won"] == "true" else Decimal(0)
-            assert forecast == Decimal(score["forecast"])
+            assert forecast.quantize(Decimal("1e-12")) == Decimal(score["forecast"])
             briers[score["family_id"]].append((forecast - won) ** 2)
         for agent in read_csv(folder / "agents.csv"):
             mine = agent["agent_id"]
@@ -184,14 +185,18 @@ def test_schema_page_documents_every_exported_column(tmp_path: Path) -> None:
     scenario.publish()
     page = (tmp_path / "data/index.html").read_text()
     cohort = scenario.stores.cohorts.cohorts()[0].cohort_id
+    week = scenario.stores.cohorts.cohorts()[0].week_start.date().isoformat()
     for table, (_, columns) in TABLES.items():
-        folder = (
-            tmp_path / "data" if table in GLOBAL_TABLES else tmp_path / f"data/cohorts/{cohort}"
-        )
+        folder = tmp_path / f"data/cohorts/{cohort}"
+        name = table
+        if table in GLOBAL_TABLES + SITE_TABLES:
+            folder = tmp_path / "data"
+        elif table == "universe":
+            folder, name = tmp_path / "data/universes", week
         if table in PANEL_COHORT_TABLES:  # a v1 cohort has no panel (test_panel_site: v1+panel)
             assert not (folder / f"{table}.csv").exists()
             continue
-        header = (folder / f"{table}.csv").read_text().splitlines()[0].split(",")
+        header = (folder / f"{name}.csv").read_text().splitlines()[0].split(",")
         assert header == [c for c, _ in columns]
         for column in header:
             assert f"<code>{column}</code>" in page

@@ -66,8 +66,8 @@ def test_negative_numbers_stay_numbers() -> None:
     agent = {
         "agent_id": "c1.a",
         "total_pnl": Decimal("-12.50"),
-        "total_pnl_pct": Decimal("-0.000000000001"),
-        "positions_value": Decimal("-1E-12"),
+        "total_pnl_pct": Decimal("-0.1250"),
+        "positions_value": Decimal("-3.5E+2"),
         "resolved_bets": -1,
         "brier": None,
         "kind": AgentKind.LLM,
@@ -75,8 +75,8 @@ def test_negative_numbers_stay_numbers() -> None:
     }
     (row,) = csv_rows(to_csv("agents", [agent]))
     assert row["total_pnl"] == "-12.50"
-    assert row["total_pnl_pct"] == "-0.000000000001"
-    assert row["positions_value"] == "-0.000000000001"
+    assert row["total_pnl_pct"] == "-0.1250"
+    assert row["positions_value"] == "-350.00"  # fixed places, never exponent notation
     assert row["resolved_bets"] == "-1"
     assert row["brier"] == ""
     assert row["kind"] == "llm"

@@ -54,8 +54,14 @@ class LocalFolderPublisher(SitePublisher):
             (self._root / MANIFEST).write_text(json.dumps({**known, **changed}, sort_keys=True))
         return PublishReport(tuple(sorted(changed)), len(files) - len(changed))
 
+    def read(self, path: str) -> bytes | None:
+        target = self._root / path
+        return target.read_bytes() if target.is_file() else None
+
 
 class S3SitePublisher(SitePublisher):
+    """Reads back only what publications carry over (the manifest and files under data/)."""
+
     def __init__(self, client: Any, bucket: str) -> None:
         self._client = client
         self._bucket = bucket
@@ -91,3 +97,12 @@ class S3SitePublisher(SitePublisher):
         except (ClientError, BotoCoreError) as exc:
             raise PersistenceError(f"cannot publish the site: {exc}") from exc
         return PublishReport(tuple(sorted(changed)), len(files) - len(changed))
+
+    def read(self, path: str) -> bytes | None:
+        try:
+            body: bytes = self._client.get_object(Bucket=self._bucket, Key=path)["Body"].read()
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                return None
+            raise PersistenceError(f"cannot read {path} from the site: {exc}") from exc
+        return body

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from arena_core.domain.market import Market
+from arena_core.domain.market_record import Capture, MarketObservation, MarketRecord
 
 
 class MarketStore(ABC):
@@ -26,3 +27,21 @@ class MarketStore(ABC):
     def mark_market_resolved(self, market: Market, at: datetime) -> bool:
         """Record the resolution once no open position remains; False if positions remain or it
         was already marked."""
+
+    @abstractmethod
+    def record_observations(self, observations: Sequence[MarketObservation]) -> None:
+        """Append each observation to its market's history (changes of state only: the
+        services pass the markets whose state differs from the stored one)."""
+
+    @abstractmethod
+    def market_records(self, market_ids: Sequence[str]) -> dict[str, MarketRecord]:
+        """The stored markets with when they were marked resolved and what was observed."""
+
+    @abstractmethod
+    def record_captures(self, captures: Sequence[Capture]) -> None:
+        """Keep each market's prices in a run's captured universe (idempotent per market and
+        time: a rerun that reuses the universe writes the same)."""
+
+    @abstractmethod
+    def captures(self, market_id: str) -> list[Capture]:
+        """A market's prices at every capture that held it, oldest first."""

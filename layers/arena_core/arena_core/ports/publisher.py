@@ -50,3 +50,8 @@ class SitePublisher(ABC):
     @abstractmethod
     def publish(self, files: Mapping[str, bytes]) -> PublishReport:
         """Upload the files whose content changed; never delete (old cohorts stay published)."""
+
+    @abstractmethod
+    def read(self, path: str) -> bytes | None:
+        """A published file's content (None when absent): what the weekly dataset bundle and
+        the markets table carry over from earlier publications."""

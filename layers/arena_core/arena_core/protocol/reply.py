@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any
 
 from arena_core.domain.answer import Action, Answer, BetInstruction, SellInstruction
@@ -23,6 +23,8 @@ from arena_core.domain.money import HUNDRED, significant_digits
 from arena_core.domain.panel import StatedForecast
 from arena_core.domain.text import clean_text
 from arena_core.errors import DecisionFormatError
+
+PROBABILITY_PLACES = Decimal("1e-12")  # every probability of the dataset keeps twelve
 
 MAX_REPLY_CHARS = 200_000
 # Numbers the rules can judge without leaving the Decimal context: finite, at most DynamoDB's
@@ -213,9 +215,12 @@ def _sells(raw: dict[str, Any]) -> tuple[SellInstruction, ...]:
 
 
 def _probability(value: Any, where: str) -> Decimal:
-    """A stated probability: a number, or a percent string (``"62%"`` is 0.62)."""
+    """A stated probability: a number, or a percent string (``"62%"`` is 0.62), read to the
+    twelve decimal places every probability of the dataset keeps."""
     number = _number(value, where)
-    return number / HUNDRED if isinstance(value, str) and value.strip().endswith("%") else number
+    if isinstance(value, str) and value.strip().endswith("%"):
+        number = number / HUNDRED
+    return number.quantize(PROBABILITY_PLACES, rounding=ROUND_HALF_EVEN)
 
 
 def _forecasts(raw: dict[str, Any]) -> tuple[tuple[StatedForecast, ...], tuple[str, ...]]:

@@ -67,10 +67,12 @@ def yes_terms(score: BetScore) -> tuple[Decimal, Decimal, int]:
     """A v1 bet score as a forecast for YES: (p_yes, market_p_yes, outcome). A YES bet (or a
     named outcome bought) forecasts its side at the implied confidence; a NO bet forecasts YES
     at one minus it. The price and the outcome are put in the same terms, so every score is
-    unchanged. Exact: the dataset exports these values and the statistics read them back."""
+    unchanged. The confidence is taken to the trillionth, as the dataset exports it and as
+    bet scores are kept: the statistics read back exactly the values published."""
+    forecast = to_score_places(score.forecast)  # as exported: twelve places
     if score.side.upper() == NO:
-        return ONE - score.forecast, ONE - score.market_price, int(not score.won)
-    return score.forecast, score.market_price, int(score.won)
+        return ONE - forecast, ONE - score.market_price, int(not score.won)
+    return forecast, score.market_price, int(score.won)
 
 
 def scored_forecast(score: BetScore) -> ScoredForecast:

@@ -34,6 +34,7 @@ from arena_core.scoring.metaculus import baseline_score_binary, peer_score
 from arena_core.scoring.proper import brier_score, log_score
 
 ENSEMBLE = "ensemble"
+SCORE_DIGITS = 12
 WEIGHT_PLACES = Decimal("0.000001")
 
 
@@ -45,6 +46,12 @@ class Entry:
     family_id: str
     scored_by: ScoredBy
     forecast: PanelForecast
+
+
+def kept(score: float) -> float:
+    """A score as stored and exported: to twelve decimal places, so the statistics computed
+    from the store and those recomputed from the dataset read the same numbers."""
+    return round(score, SCORE_DIGITS) + 0.0  # + 0.0: never -0.0
 
 
 def _given(p_yes: float, outcome: int) -> float:
@@ -84,11 +91,11 @@ def question_scores(
                 missing=entry.forecast.missing,
                 market_p_yes=question.market.p_yes,
                 outcome=outcome,
-                brier=brier_score(p_yes, outcome),
-                log_score=log_score(p_yes, outcome),
-                market_brier=brier_score(question.market.p_yes, outcome),
-                baseline_score=baseline_score_binary(p_yes, outcome),
-                peer_score=peer_score(mine, others),
+                brier=kept(brier_score(p_yes, outcome)),
+                log_score=kept(log_score(p_yes, outcome)),
+                market_brier=kept(brier_score(question.market.p_yes, outcome)),
+                baseline_score=kept(baseline_score_binary(p_yes, outcome)),
+                peer_score=kept(peer_score(mine, others)),
                 resolved_at=resolved_at,
             )
         )

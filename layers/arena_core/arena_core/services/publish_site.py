@@ -6,9 +6,16 @@ for active cohorts, and once more for a completed cohort that has not been publi
 completed; older completed cohorts are left as published, so the cost of a regeneration does not
 grow with history. A cohort's decision pages, prompts and raw replies (read from the audit
 bucket) are rendered only when its decisions changed since they were last published.
+
+A publication has a scope. Every one renders the above. A fuller one (after a decision run or a
+resolution) also renders the market pages and the markets table, and the universes of weeks
+not yet published; the weekly one (after the decision run) also rebuilds ``dataset.zip``.
 """
 
 from __future__ import annotations
+
+import json
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
@@ -16,13 +23,33 @@ from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
 from arena_core.ports.publisher import PublishReport, SitePublisher, digest
+from arena_core.site import exports
+from arena_core.site.cohort_tables import cohort_tables
 from arena_core.site.collect import CohortView, SiteCollector, SiteStores
+from arena_core.site.dataset import BUNDLE, PACKAGE, SITE_TABLES, bundle, datapackage
 from arena_core.site.decision_details import decisions_marker
+from arena_core.site.feed import latest_decisions
+from arena_core.site.markets import market_row, market_views
 from arena_core.site.render import SiteRenderer, recent_decisions
 from arena_core.site.statistics import RankingRules
+from arena_core.site.tables import GLOBAL_TABLES
+from arena_core.site.universes import new_universes, run_weeks, universe_path
 
 COMPLETION_MARK = "data/cohorts/{cohort_id}/completed"
 DECISIONS_MARK = "data/cohorts/{cohort_id}/decisions.txt"  # what its decision pages show
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a publication renders beyond the pages every one renders."""
+
+    markets: bool  # market pages, the markets table, new weeks' universes
+    bundle: bool  # dataset.zip
+
+
+LIGHT = Scope(markets=False, bundle=False)  # a snapshot tick
+FULL = Scope(markets=True, bundle=False)  # after a resolution
+WEEKLY = Scope(markets=True, bundle=True)  # after the decision run (and a demo's last one)
 
 
 class SiteReport(BaseModel):
@@ -66,7 +93,7 @@ class PublishSiteService:
         if published.get(mark) != digest(decisions_marker(view.records())):
             view.details = collector.details(view)
 
-    def run(self) -> SiteReport:
+    def run(self, scope: Scope = WEEKLY) -> SiteReport:
         now = self._clock.now()
         collector = SiteCollector(self._stores, self._blobs, now, self._rules)
         renderer = SiteRenderer(now)
@@ -79,7 +106,12 @@ class PublishSiteService:
         boards = collector.leaderboards(cohorts)
         for board in boards:
             recent_decisions(board.families, cohort_views)
-        files = renderer.global_files(boards, cohorts)
+        files = renderer.global_files(
+            boards,
+            cohorts,
+            returns=collector.return_charts(boards),
+            feed=latest_decisions(cohort_views),
+        )
         for view in cohort_views:
             files.update(renderer.cohort_files(view))
             if view.details is not None:
@@ -88,9 +120,49 @@ class PublishSiteService:
                 )
             if view.cohort.status is CohortStatus.COMPLETED:
                 files[COMPLETION_MARK.format(cohort_id=view.cohort.cohort_id)] = b"final\n"
+        if scope.markets:
+            markets = market_views(self._stores, cohort_views, cohorts)
+            files.update(renderer.market_files(markets))
+            files.update(self._markets_table([market_row(m) for m in markets]))
+            for week, rows in new_universes(
+                self._blobs, run_weeks(cohorts, now), published
+            ).items():
+                files.update(
+                    exports.table_files("data/universes", "universe", rows, week.isoformat())
+                )
+        weeks = [w for w in run_weeks(cohorts, now) if _has(universe_path(w), files, published)]
+        files[PACKAGE] = datapackage(
+            GLOBAL_TABLES + SITE_TABLES,
+            {c.cohort_id: cohort_tables(c) for c in cohorts},
+            weeks,
+            now,
+        )
+        if scope.bundle:
+            files[BUNDLE] = self._bundle(files, published)
         report: PublishReport = self._publisher.publish(files)
         return SiteReport(
             files=len(files),
             uploaded=len(report.uploaded),
             cohorts_rendered=tuple(c.cohort_id for c in live),
         )
+
+    def _markets_table(self, fresh: list[dict[str, object]]) -> dict[str, bytes]:
+        """The markets table: the rows published before, updated with the live markets."""
+        earlier = self._publisher.read("data/markets.json")
+        rows = {str(r["market_id"]): r for r in json.loads(earlier)} if earlier else {}
+        rows |= {str(r["market_id"]): {k: exports.cell(v) for k, v in r.items()} for r in fresh}
+        ordered = [rows[i] for i in sorted(rows)]
+        return exports.table_files("data", "markets", ordered)
+
+    def _bundle(self, files: dict[str, bytes], published: dict[str, str]) -> bytes:
+        paths = [
+            p
+            for p in {*files, *published}
+            if p.startswith("data/") and p.endswith((".csv", ".json")) and p != BUNDLE
+        ]
+        return bundle(paths, lambda path: files.get(path) or self._publisher.read(path))
+
+
+def _has(prefix: str, files: dict[str, bytes], published: dict[str, str]) -> bool:
+    path = f"{prefix}.csv"
+    return path in files or path in published

@@ -18,6 +18,7 @@ from typing import Protocol
 
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.market import MarketStatus
+from arena_core.domain.market_record import new_observations
 from arena_core.ports.clock import Clock
 from arena_core.ports.market_source import MarketSource
 from arena_core.ports.stores import (
@@ -74,7 +75,10 @@ class ResolutionService:
         fetch = self._source.markets_by_id(sorted(held | set(panel.pending_market_ids())))
         fetched = [m for m in fetch.markets.values() if m.market_id in held]
         unresolved = [m for m in fetched if m.status is not MarketStatus.RESOLVED]
-        stored = self._markets.get_markets([m.market_id for m in unresolved]) if unresolved else {}
+        stored = self._markets.get_markets([m.market_id for m in fetched]) if fetched else {}
+        # Every change of state the arena sees (closed, proposed, disputed, resolved) is kept:
+        # the dataset publishes it as the resolution's provenance.
+        self._markets.record_observations(new_observations(fetched, stored, moment))
         self._markets.save_markets(changed_markets(unresolved, stored))
         settled = tuple(
             settle_market(self._stores, market, moment)

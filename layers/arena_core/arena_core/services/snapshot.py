@@ -20,6 +20,7 @@ from typing import Protocol
 from arena_core.domain import accounting
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus, week_start_for
 from arena_core.domain.market import Market
+from arena_core.domain.market_record import new_observations
 from arena_core.domain.money import ZERO
 from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, Position, SeriesPoint
 from arena_core.domain.valuation import totals
@@ -155,6 +156,7 @@ class SnapshotService:
         stored = self._markets.get_markets(market_ids)
         markets = effective_markets(fetch.markets, stored, market_ids)
         fresh = [m for m in fetch.markets.values() if _has_prices(m)]
+        self._markets.record_observations(new_observations(fresh, stored, moment))
         self._markets.save_markets(changed_markets(fresh, stored))
         snapshots, stale = [], 0
         for agent_id, holding in holdings.items():

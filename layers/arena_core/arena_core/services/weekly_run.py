@@ -16,14 +16,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from arena_core.constants import DECISION_RUN_OFFSET
+from arena_core.constants import DECISION_RUN_OFFSET, universe_key
 from arena_core.domain.cohort import Agent, Cohort, decision_week, week_start_for
+from arena_core.domain.market_record import Capture
 from arena_core.domain.panel import Methodology, PanelQuestion
 from arena_core.errors import RunRequestError
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
 from arena_core.ports.market_source import MarketSource
-from arena_core.ports.stores import WithCohorts, WithPanel
+from arena_core.ports.stores import WithCohorts, WithMarkets, WithPanel
 from arena_core.services.decide import load_universe
 from arena_core.services.panel import PanelSettings, captured_panel
 from arena_core.services.resolution import cohorts_for_decisions
@@ -40,8 +41,9 @@ class RunRequest:
     max_concurrency: int = 0  # 0: every agent at once
 
 
-class PrepareStores(WithCohorts, WithPanel, Protocol):
-    """The roles preparing uses: the cohorts and agents to run, and (v1+panel) the panel."""
+class PrepareStores(WithCohorts, WithMarkets, WithPanel, Protocol):
+    """The roles preparing uses: the cohorts and agents to run, the markets' captured prices,
+    and (v1+panel) the panel."""
 
 
 class PrepareRunService:
@@ -58,6 +60,7 @@ class PrepareRunService:
     ) -> None:
         self._cohorts = stores.cohorts
         self._panel = stores.panel
+        self._markets = stores.markets
         self._panel_settings = panel or PanelSettings()
         self._source = source
         self._blobs = blobs
@@ -125,13 +128,16 @@ class PrepareRunService:
 
     def _universe(self, run_at: datetime) -> tuple[str, int]:
         """The week's universe: captured by the first run of the week, reused by reruns."""
-        key = f"universes/week-{week_start_for(run_at).date().isoformat()}.json"
+        key = universe_key(week_start_for(run_at).date())
         existing = self._blobs.find(key)
         if existing is not None:
             return existing, len(json.loads(self._blobs.get(existing)))
         fetch = self._source.top_markets(self._universe_size)
-        markets = [m.model_dump(mode="json") for m in fetch.ordered()]
+        captured = fetch.ordered()
+        markets = [m.model_dump(mode="json") for m in captured]
         ref = self._blobs.put(key, json.dumps(markets).encode())
+        # Each market's prices at this capture: its page charts them across the weeks.
+        self._markets.record_captures([Capture.of(m, run_at) for m in captured])
         return ref, len(markets)
 
 

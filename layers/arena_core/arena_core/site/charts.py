@@ -1,16 +1,24 @@
-"""Server-side SVG charts: equity curves per time range (the reliability diagram is in
-``reliability``).
+"""Server-side SVG charts that can be read: dated time ticks, value ticks with units, one or
+several labelled series, and every point's value on hover (an SVG ``<title>``).
 
-Series are downsampled per range before drawing, so page weight does not grow with history.
-The SVGs use presentation attributes only (no inline style), so pages pass a strict CSP.
+A chart has ranges (10M ... ALL). Each range draws the finest points available for it: when
+the resolution a range normally reads has fewer than two points in its window (the ALL chart
+of a young deployment has a single weekly point), it falls back to the next finer resolution
+that has them, and says so. Series are downsampled per range, so page weight does not grow
+with history. Presentation attributes only (no inline style), so pages pass a strict CSP.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import TypeVar
+
+from arena_core.site.axes import Tick, time_ticks, value_ticks
+
+T = TypeVar("T")
 
 RANGES: tuple[tuple[str, timedelta | None], ...] = (
     ("10M", timedelta(minutes=10)),
@@ -20,8 +28,26 @@ RANGES: tuple[tuple[str, timedelta | None], ...] = (
     ("1M", timedelta(days=30)),
     ("ALL", None),
 )
-MAX_POINTS = 120  # a 640-pixel chart gains nothing from more; keeps pages flat with history
-WIDTH, HEIGHT, PAD = 640, 220, 36
+RESOLUTIONS = ("raw", "hour", "day", "week")  # finest first
+RESOLUTION_NAMES = {"raw": "10-minute", "hour": "hourly", "day": "daily", "week": "weekly"}
+MAX_POINTS = 120  # per series: a chart this wide gains nothing from more
+HOVER_MARKS = 40  # points per series that say their value on hover (page weight stays low)
+WIDTH, HEIGHT = 560, 280
+LEFT, RIGHT, TOP, BOTTOM = 72, 16, 14, 40  # the plot area's margins (axis labels outside)
+PALETTE = (
+    "#1f5fbf",
+    "#c2410c",
+    "#15803d",
+    "#7e22ce",
+    "#b91c1c",
+    "#0e7490",
+    "#a16207",
+    "#be185d",
+    "#4d7c0f",
+    "#475569",
+    "#9333ea",
+    "#0f766e",
+)
 
 
 @dataclass(frozen=True)
@@ -31,19 +57,44 @@ class Point:
 
 
 @dataclass(frozen=True)
+class Mark:
+    """One drawn point: where, and what hovering it says."""
+
+    x: float
+    y: float
+    title: str
+
+
+@dataclass(frozen=True)
+class DrawnSeries:
+    name: str
+    color: str
+    polyline: str
+    marks: tuple[Mark, ...]
+
+
+@dataclass(frozen=True)
 class RangeChart:
-    """One range of a chart: its label, the points drawn and the SVG polyline."""
+    """One range of a chart as drawn: its series, axes and the note on its resolution."""
 
     label: str
-    points: tuple[Point, ...]
-    polyline: str
-    y_min: Decimal
-    y_max: Decimal
+    series: tuple[DrawnSeries, ...]
+    x_ticks: tuple[Tick, ...]
+    y_ticks: tuple[Tick, ...]
     start: datetime | None
     end: datetime | None
+    points: int  # over every series
+    note: str = ""  # e.g. "hourly points: fewer than two weekly ones yet"
+    width: int = WIDTH
+    height: int = HEIGHT
+
+    @property
+    def plot(self) -> tuple[int, int, int, int]:
+        """The plot area: left, top, right, bottom."""
+        return LEFT, TOP, self.width - RIGHT, self.height - BOTTOM
 
 
-def downsample(points: Sequence[Point], limit: int = MAX_POINTS) -> list[Point]:
+def downsample(points: Sequence[T], limit: int = MAX_POINTS) -> list[T]:
     """At most ``limit`` points, evenly strided, always keeping the first and the last."""
     if len(points) <= limit:
         return list(points)
@@ -51,46 +102,92 @@ def downsample(points: Sequence[Point], limit: int = MAX_POINTS) -> list[Point]:
     return [points[round(i * step)] for i in range(limit)]
 
 
-def window(points: Sequence[Point], now: datetime, span: timedelta | None) -> list[Point]:
+def window(points: Sequence[Point], end: datetime, span: timedelta | None) -> list[Point]:
     if span is None:
-        return list(points)
-    start = now - span
-    return [p for p in points if start <= p.at <= now]
+        return [p for p in points if p.at <= end]
+    start = end - span
+    return [p for p in points if start <= p.at <= end]
 
 
-def polyline(points: Sequence[Point]) -> tuple[str, Decimal, Decimal]:
-    """SVG coordinates for the points, scaled to the chart box, and the value range shown."""
-    if not points:
-        return "", Decimal(0), Decimal(0)
-    low = min(p.value for p in points)
-    high = max(p.value for p in points)
-    span_v = (high - low) or Decimal(1)
-    t0, t1 = points[0].at.timestamp(), points[-1].at.timestamp()
-    span_t = (t1 - t0) or 1.0
-    inner_w, inner_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
-    coords = []
-    for point in points:
-        x = PAD + inner_w * (point.at.timestamp() - t0) / span_t
-        y = PAD + inner_h * float((high - point.value) / span_v)
-        coords.append(f"{x:.1f},{y:.1f}")
-    return " ".join(coords), low, high
+def _fmt(value: Decimal, unit: str) -> str:
+    if unit == "$":
+        return f"${value:,.2f}"
+    if unit == "%":
+        return f"{value:,.2f}%"
+    return f"{value:.3f}"
 
 
-def range_charts(series: dict[str, Sequence[Point]], now: datetime) -> list[RangeChart]:
-    """One chart per range; ``series`` maps a range label to the points to cut it from."""
+def draw(
+    label: str,
+    named: Sequence[tuple[str, Sequence[Point]]],
+    unit: str,
+    *,
+    note: str = "",
+) -> RangeChart:
+    """Draw series (each already cut to the range) on shared axes."""
+    shown = [(name, downsample(points)) for name, points in named if points]
+    every = [p for _, points in shown for p in points]
+    if not every:
+        return RangeChart(label, (), (), (), None, None, 0, note)
+    t0, t1 = min(p.at for p in every), max(p.at for p in every)
+    y_ticks, low, high = value_ticks([p.value for p in every], unit)
+    left, top, right, bottom = LEFT, TOP, WIDTH - RIGHT, HEIGHT - BOTTOM
+    span_t = (t1 - t0).total_seconds() or 1.0
+    span_v = float(high - low) or 1.0
+
+    def x_of(at: datetime) -> float:
+        return left + (right - left) * (at - t0).total_seconds() / span_t
+
+    def y_of(value: Decimal) -> float:
+        return bottom - (bottom - top) * float(value - low) / span_v
+
+    drawn = []
+    for index, (name, points) in enumerate(shown):
+        marks = tuple(
+            Mark(
+                round(x_of(p.at), 1),
+                round(y_of(p.value), 1),
+                f"{name}: {_fmt(p.value, unit)} at {p.at:%Y-%m-%d %H:%M} UTC",
+            )
+            for p in points
+        )
+        line = " ".join(f"{m.x:.1f},{m.y:.1f}" for m in marks)
+        hover = tuple(downsample(marks, HOVER_MARKS))
+        drawn.append(DrawnSeries(name, PALETTE[index % len(PALETTE)], line, hover))
+    x_ticks = tuple(
+        Tick(round(x_of(at), 1), text) for at, text in time_ticks(t0, t1) if t0 <= at <= t1
+    )
+    y_placed = tuple(Tick(round(y_of(Decimal(str(t.position))), 1), t.label) for t in y_ticks)
+    return RangeChart(label, tuple(drawn), x_ticks, y_placed, t0, t1, len(every), note)
+
+
+Fetch = Mapping[str, Sequence[Point]]  # resolution -> points (a series' several resolutions)
+
+
+def range_charts(
+    series: Sequence[tuple[str, Fetch]],
+    end: datetime,
+    unit: str,
+    uses: Mapping[str, str],
+) -> list[RangeChart]:
+    """One chart per range. ``uses`` maps a range label to the resolution it normally reads;
+    a range whose series have fewer than two points there falls back to finer resolutions
+    (``RESOLUTIONS`` order) until one has them."""
     charts = []
     for label, span in RANGES:
-        points = downsample(window(series[label], now, span))
-        line, low, high = polyline(points)
-        charts.append(
-            RangeChart(
-                label=label,
-                points=tuple(points),
-                polyline=line,
-                y_min=low,
-                y_max=high,
-                start=points[0].at if points else None,
-                end=points[-1].at if points else None,
+        wanted = uses[label]
+        finer = list(reversed(RESOLUTIONS[: RESOLUTIONS.index(wanted) + 1]))
+        chosen, cut = wanted, [(n, window(f.get(wanted, ()), end, span)) for n, f in series]
+        for resolution in finer:
+            cut = [(n, window(f.get(resolution, ()), end, span)) for n, f in series]
+            chosen = resolution
+            if max((len(points) for _, points in cut), default=0) >= 2:
+                break
+        note = ""
+        if chosen != wanted:
+            note = (
+                f"{RESOLUTION_NAMES[chosen]} points: fewer than two "
+                f"{RESOLUTION_NAMES[wanted]} ones in this range so far"
             )
-        )
+        charts.append(draw(label, cut, unit, note=note))
     return charts

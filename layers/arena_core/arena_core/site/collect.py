@@ -20,22 +20,36 @@ from typing import Protocol
 
 from arena_core.domain import accounting
 from arena_core.domain.coherence import CoherenceSummary, DecisionCoherence, coherence_summary
-from arena_core.domain.cohort import Agent, Cohort
+from arena_core.domain.cohort import Agent, Cohort, CohortStatus
 from arena_core.domain.decisions import DecisionOutcome, DecisionRecord
 from arena_core.domain.holdings import AgentRecords
 from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.domain.market import Market
 from arena_core.domain.panel import Methodology, PanelQuestion, PanelScore
-from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, Position, Settlement, Trade
+from arena_core.domain.portfolio import (
+    BetScore,
+    PortfolioSnapshot,
+    Position,
+    SeriesPoint,
+    Settlement,
+    Trade,
+)
 from arena_core.errors import ArenaError
 from arena_core.ports.blob_store import BlobStore
-from arena_core.ports.stores import WithCohorts, WithMarkets, WithPanel, WithViews
+from arena_core.ports.stores import WithCohorts, WithLedger, WithMarkets, WithPanel, WithViews
 from arena_core.scoring.bets import scored_forecast
 from arena_core.scoring.statistics import UNKNOWN, ScoredForecast, horizon_bucket
-from arena_core.site.charts import Point, RangeChart, range_charts
+from arena_core.site.charts import RangeChart
 from arena_core.site.decision_details import DecisionDetails, read_details
 from arena_core.site.leaderboard import LeaderboardRow, leaderboard_row, ordered
 from arena_core.site.panel_statistics import PanelStatistics, compute_panel
+from arena_core.site.series import (
+    LazySeries,
+    agent_charts,
+    family_series,
+    pnl_charts,
+    return_charts,
+)
 from arena_core.site.statistics import (
     FamilyStatistics,
     RankingRules,
@@ -100,6 +114,7 @@ class FamilyView:
     row: LeaderboardRow
     stats: FamilyStatistics
     latest: list[PortfolioSnapshot]
+    series: LazySeries  # its points at every resolution, read as charts need them
     charts: list[RangeChart]
     recent: list[DecisionView] = field(default_factory=list)
 
@@ -162,12 +177,13 @@ class _FamilyReads:
 
     latest: dict[str, list[PortfolioSnapshot]]
     scores: dict[str, list[BetScore]]
+    series: dict[str, LazySeries]
     charts: dict[str, list[RangeChart]]
 
 
-class SiteStores(WithCohorts, WithMarkets, WithViews, WithPanel, Protocol):
-    """The roles the site reads: cohorts and agents, market questions, snapshots and records,
-    and the forecast panel."""
+class SiteStores(WithCohorts, WithLedger, WithMarkets, WithViews, WithPanel, Protocol):
+    """The roles the site reads: cohorts and agents, every position on a market, market state,
+    snapshots and records, and the forecast panel."""
 
 
 class SiteCollector:
@@ -189,10 +205,15 @@ class SiteCollector:
     def leaderboards(self, cohorts: Sequence[Cohort]) -> list[LeaderboardData]:
         """One leaderboard per methodology version, the current one first."""
         specs = families(cohorts)
+        series = {s.family_id: self._family_series(s.family_id) for s in specs}
         reads = _FamilyReads(
             latest={s.family_id: self._views.family_latest(s.family_id) for s in specs},
             scores={s.family_id: self._views.family_scores(s.family_id) for s in specs},
-            charts={s.family_id: self._family_charts(s.family_id) for s in specs},
+            series=series,
+            charts={
+                s.family_id: pnl_charts(s.display_name, series[s.family_id], self.now)
+                for s in specs
+            },
         )
         boards = []
         for version in methodologies(cohorts):
@@ -235,7 +256,16 @@ class SiteCollector:
             family = spec.family_id
             stats = statistics.families.get(family) or empty_statistics(family)
             board_row = leaderboard_row(spec, scores[family], latest[family], stats)
-            views.append(FamilyView(spec, board_row, stats, latest[family], reads.charts[family]))
+            views.append(
+                FamilyView(
+                    spec,
+                    board_row,
+                    stats,
+                    latest[family],
+                    reads.series[family],
+                    reads.charts[family],
+                )
+            )
         order = {row.family_id: i for i, row in enumerate(ordered(v.row for v in views))}
         views.sort(key=lambda v: order[v.spec.family_id])
         board = LeaderboardData(
@@ -268,24 +298,22 @@ class SiteCollector:
         statistics = compute_panel(scores, returns, self._rules)
         return PanelBoard(statistics, scores, coherence, summaries)
 
-    def _family_charts(self, family_id: str) -> list[RangeChart]:
-        def points(resolution: str, span: timedelta | None) -> list[Point]:
-            start = self.now - span if span else datetime(2000, 1, 1, tzinfo=self.now.tzinfo)
-            found = self._views.series(family_id, resolution, start, self.now)
-            return [Point(p.taken_at, p.pnl) for p in found]
+    def _family_series(self, family_id: str) -> LazySeries:
+        def read(resolution: str, start: datetime, end: datetime) -> list[SeriesPoint]:
+            return self._views.series(family_id, resolution, start, end)
 
-        day, month = points("raw", timedelta(days=1)), points("hour", timedelta(days=31))
-        return range_charts(
-            {
-                "10M": day,
-                "1H": day,
-                "1D": day,
-                "1W": month,
-                "1M": month,
-                "ALL": points("week", None),
-            },
-            self.now,
-        )
+        return family_series(read, self.now)
+
+    def return_charts(self, boards: Sequence[LeaderboardData]) -> list[RangeChart]:
+        """The home page's chart: every family's mean return over time, one series each (the
+        series already read for the model pages)."""
+        seen: dict[str, LazySeries] = {}
+        names: dict[str, str] = {}
+        for board in boards:
+            for view in board.families:
+                seen[view.spec.family_id] = view.series
+                names[view.spec.family_id] = view.spec.display_name
+        return return_charts([(names[f], s) for f, s in seen.items()], self.now)
 
     def cohort_view(self, cohort: Cohort) -> CohortView:
         """A cohort's agents with their records, and every market they hold, traded or were
@@ -327,21 +355,20 @@ class SiteCollector:
         ]
         view.decisions = [self._decision_view(d) for d in records.decisions]
         view.hourly = self._views.hourly_snapshots(agent.agent_id, cohort.week_start, self.now)
-        view.charts = self._agent_charts(agent, view.hourly, cohort)
+        # A completed cohort's charts end where it ended, not at the publication.
+        done = cohort.status is CohortStatus.COMPLETED and latest is not None
+        end = latest.taken_at if done and latest is not None else self.now
+        view.charts = self._agent_charts(agent, view.hourly, cohort, end)
         return view
 
     def _agent_charts(
-        self, agent: Agent, hourly: list[PortfolioSnapshot], cohort: Cohort
+        self, agent: Agent, hourly: list[PortfolioSnapshot], cohort: Cohort, end: datetime
     ) -> list[RangeChart]:
         """Every pass for the last day, hourly beyond: an agent page reads what its charts
         show, not every snapshot since the cohort opened (144 a day)."""
-        since = max(cohort.week_start, self.now - timedelta(days=1))
-        recent = self._views.snapshots(agent.agent_id, since, self.now)
-        day = [Point(s.taken_at, s.total_value) for s in recent]
-        hours = [Point(s.taken_at, s.total_value) for s in hourly]
-        return range_charts(
-            {"10M": day, "1H": day, "1D": day, "1W": hours, "1M": hours, "ALL": hours}, self.now
-        )
+        since = max(cohort.week_start, end - timedelta(days=1))
+        recent = self._views.snapshots(agent.agent_id, since, end)
+        return agent_charts(agent.display_name, recent, hourly, end)
 
     @staticmethod
     def _position_view(position: Position, market: Market | None) -> PositionView:

@@ -1,8 +1,10 @@
 """The public dataset: every table as CSV and JSON, and the schema describing every column.
 
 Columns are declared once here; the CSV/JSON writers and the schema page both read them, so the
-documentation cannot drift from the files. Money and probabilities are written as exact decimal
-strings, times as ISO 8601 UTC.
+documentation cannot drift from the files. Every number of a column is written with the same
+decimal places (``site.fields``: cents for dollars, micro-units for prices and shares, twelve
+places for forecasts and bet scores, six for computed statistics), money and probabilities as
+decimal strings; times as ISO 8601 UTC.
 
 Text comes from models (reasoning) and from Polymarket (questions, outcome names), so it is
 hostile: in CSV, a text cell that a spreadsheet would run as a formula is prefixed with an
@@ -15,13 +17,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from enum import Enum
 from typing import Any
 
 from arena_core.domain.text import clean_text
+from arena_core.site.fields import field
 from arena_core.site.schema import TABLES
 
 __all__ = ["TABLES", "cell", "table_files"]
@@ -71,10 +74,37 @@ def columns(table: str) -> list[str]:
     return [name for name, _ in TABLES[table][1]]
 
 
+def fixed(value: Any, places: int | None) -> Any:
+    """A number at the column's decimal places (half-even); anything else as it is."""
+    if places is None or isinstance(value, bool):
+        return value
+    if isinstance(value, float):
+        value = Decimal(repr(value))
+    if isinstance(value, Decimal) and value.is_finite():
+        rounded = value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+        return abs(rounded) if rounded == 0 else rounded  # never "-0.00"
+    return value
+
+
+def _formatted(table: str, rows: Iterable[Row]) -> Iterator[list[Any]]:
+    fields = [field(table, name) for name in columns(table)]
+    for row in rows:
+        yield [fixed(row.get(f.name), f.places) for f in fields]
+
+
 def project(table: str, rows: Iterable[Row]) -> list[dict[str, Any]]:
-    """The table's columns of each row, JSON-safe (``cell``)."""
-    names = columns(table)
-    return [{c: cell(row.get(c)) for c in names} for row in rows]
+    """The table's columns of each row, JSON-safe (``cell``): computed statistics as JSON
+    numbers, money and probabilities as exact decimal strings."""
+    found, names = list(rows), columns(table)
+    projected = []
+    for row, values in zip(found, _formatted(table, found), strict=True):
+        projected.append(
+            {
+                name: float(value) if isinstance(row.get(name), float) else cell(value)
+                for name, value in zip(names, values, strict=True)
+            }
+        )
+    return projected
 
 
 def to_csv(table: str, rows: Sequence[Row]) -> bytes:
@@ -82,7 +112,7 @@ def to_csv(table: str, rows: Sequence[Row]) -> bytes:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(names)
-    writer.writerows([csv_cell(row.get(c)) for c in names] for row in rows)
+    writer.writerows([csv_cell(v) for v in values] for values in _formatted(table, rows))
     return buffer.getvalue().encode()
 
 
@@ -90,8 +120,12 @@ def to_json(table: str, rows: Sequence[Row]) -> bytes:
     return json.dumps(project(table, rows), indent=1, ensure_ascii=False).encode()
 
 
-def table_files(prefix: str, table: str, rows: Sequence[Row]) -> dict[str, bytes]:
+def table_files(
+    prefix: str, table: str, rows: Sequence[Row], name: str | None = None
+) -> dict[str, bytes]:
+    """The table as CSV and JSON under ``prefix``, named after it (or ``name``)."""
+    stem = name or table
     return {
-        f"{prefix}/{table}.csv": to_csv(table, rows),
-        f"{prefix}/{table}.json": to_json(table, rows),
+        f"{prefix}/{stem}.csv": to_csv(table, rows),
+        f"{prefix}/{stem}.json": to_json(table, rows),
     }

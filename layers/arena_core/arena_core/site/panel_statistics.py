@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from arena_core.domain.panel import PanelScore, ScoredBy
 from arena_core.scoring.bootstrap import Interval, cohort_bootstrap_mean
 from arena_core.scoring.metaculus import baseline_score_binary, peer_score
+from arena_core.scoring.panel import kept
 from arena_core.scoring.proper import log_score
 from arena_core.scoring.reliability import rank_ranges
 from arena_core.scoring.seeds import seed_for
@@ -131,9 +132,9 @@ def market_rows(scores: Sequence[PanelScore]) -> list[PanelScore]:
             "clipped": False,
             "missing": False,
             "brier": first.market_brier,
-            "log_score": log_score(price, outcome),
-            "baseline_score": baseline_score_binary(price, outcome),
-            "peer_score": peer_score(_given(float(price), outcome), models),
+            "log_score": kept(log_score(price, outcome)),
+            "baseline_score": kept(baseline_score_binary(price, outcome)),
+            "peer_score": kept(peer_score(_given(float(price), outcome), models)),
         }
         found.append(first.model_copy(update=update))
     return found

@@ -18,11 +18,12 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from arena_core.domain.cohort import Cohort
+from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.domain.panel import P_MAX, P_MIN, PANEL_HORIZON, PANEL_SIZE, PRICE_BAND
 from arena_core.domain.text import inert_text
 from arena_core.protocol.prompt import Prompt
 from arena_core.site import exports, pairwise, tables
+from arena_core.site.charts import RangeChart
 from arena_core.site.cohort_tables import cohort_rows, cohort_tables
 from arena_core.site.collect import (
     CohortView,
@@ -30,6 +31,8 @@ from arena_core.site.collect import (
     FamilyView,
     LeaderboardData,
 )
+from arena_core.site.feed import FeedItem
+from arena_core.site.markets import MarketView, price_charts
 from arena_core.site.panel_leaderboard import panel_leaderboard
 from arena_core.site.reliability import reliability_diagram
 from arena_core.site.schema_panel import PANEL_TABLES
@@ -132,7 +135,12 @@ class SiteRenderer:
         return html.encode()
 
     def global_files(
-        self, boards: Sequence[LeaderboardData], cohorts: Sequence[Cohort]
+        self,
+        boards: Sequence[LeaderboardData],
+        cohorts: Sequence[Cohort],
+        *,
+        returns: Sequence[RangeChart] = (),
+        feed: Sequence[FeedItem] = (),
     ) -> dict[str, bytes]:
         """Every site-wide page and table: one leaderboard per methodology version (the current
         one first), each with its own statistics; the model pages show each version apart."""
@@ -149,6 +157,8 @@ class SiteRenderer:
                 0,
                 title="Leaderboard",
                 boards=[(b, panel_leaderboard(b)) for b in boards],
+                returns=returns,
+                feed=feed,
                 **common,
             ),
             "pairwise.html": self.page(
@@ -198,10 +208,24 @@ class SiteRenderer:
                 title=f"{agent.agent.display_name} in {cohort_id}",
                 view=agent,
                 questions=view.question,
+                final=view.cohort.status is CohortStatus.COMPLETED,
             )
         for table, rows in cohort_rows(view).items():
             files.update(exports.table_files(f"data/cohorts/{cohort_id}", table, rows))
         files.update(self.decision_files(view))
+        return files
+
+    def market_files(self, views: Sequence[MarketView]) -> dict[str, bytes]:
+        """A page per market."""
+        files = {}
+        for view in views:
+            files[f"markets/{view.market.market_id}.html"] = self.page(
+                "market.html.j2",
+                1,
+                title=view.market.question,
+                view=view,
+                price_charts=price_charts(view),
+            )
         return files
 
     def decision_files(self, view: CohortView) -> dict[str, bytes]:

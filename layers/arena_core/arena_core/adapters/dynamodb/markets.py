@@ -8,10 +8,13 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from arena_core.adapters.dynamodb import schema as k
-from arena_core.adapters.dynamodb.codec import from_attributes
+from arena_core.adapters.dynamodb.codec import from_attributes, to_attributes
 from arena_core.adapters.dynamodb.table import ConditionFailed, Expr, Table
 from arena_core.domain.market import Market
+from arena_core.domain.market_record import Capture, MarketObservation, MarketRecord
 from arena_core.ports.market_store import MarketStore
+
+HISTORY = "observations"  # the market's observed states: a list of JSON texts
 
 
 class DynamoMarketStore(MarketStore):
@@ -29,14 +32,37 @@ class DynamoMarketStore(MarketStore):
             self.table.update(k.market_key(market.market_id), update, expr)
 
     def get_markets(self, market_ids: Sequence[str]) -> dict[str, Market]:
+        return {i: r.market for i, r in self.market_records(market_ids).items()}
+
+    def market_records(self, market_ids: Sequence[str]) -> dict[str, MarketRecord]:
         items = self.table.batch_get([k.market_key(i) for i in dict.fromkeys(market_ids)])
         found = {}
         for item in items:
             fields = from_attributes(item)
-            if "market" in fields:
-                market = Market.model_validate_json(fields["market"])
-                found[market.market_id] = market
+            if "market" not in fields:
+                continue
+            market = Market.model_validate_json(fields["market"])
+            history = fields.get(HISTORY) or []
+            found[market.market_id] = MarketRecord(
+                market=market,
+                resolved_at=fields.get("resolved_at"),
+                observations=tuple(MarketObservation.model_validate_json(o) for o in history),
+            )
         return found
+
+    def record_observations(self, observations: Sequence[MarketObservation]) -> None:
+        """Appended in place (list_append, no read): two passes observing at once both land."""
+        by_market: dict[str, list[str]] = {}
+        for seen in observations:
+            by_market.setdefault(seen.market_id, []).append(seen.model_dump_json())
+        for market_id, entries in by_market.items():
+            expr = Expr()
+            history = expr.n(HISTORY)
+            update = (
+                f"SET {history} = list_append(if_not_exists({history}, {expr.v([])}), "
+                f"{expr.v(entries)})"
+            )
+            self.table.update(k.market_key(market_id), update, expr)
 
     def markets_to_resolve(self) -> list[str]:
         """The sparse index the first position on a market joins and its resolution leaves."""
@@ -61,3 +87,20 @@ class DynamoMarketStore(MarketStore):
         except ConditionFailed:
             return False
         return True
+
+    def record_captures(self, captures: Sequence[Capture]) -> None:
+        items = [
+            to_attributes(
+                {
+                    **k.capture_key(c.market_id, c.at),
+                    "entity": "capture",
+                    "capture": c.model_dump_json(),
+                }
+            )
+            for c in captures
+        ]
+        self.table.batch_put(items)
+
+    def captures(self, market_id: str) -> list[Capture]:
+        items = self.table.partition(f"{k.MARKET_CAPTURES}{market_id}", "")
+        return [Capture.model_validate_json(from_attributes(i)["capture"]) for i in items]

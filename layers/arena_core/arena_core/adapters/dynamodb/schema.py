@@ -24,6 +24,7 @@ TABLE_SCHEMA: dict[str, Any] = {
 COHORT = "COHORT#"
 AGENT = "AGENT#"
 MARKET = "MARKET#"
+MARKET_CAPTURES = "MARKETPX#"  # a market's prices in each captured universe
 SNAPSHOT = "SNAP#"
 HOURLY_SNAPSHOT = "SNAPH#"
 SERIES = "SERIES#"
@@ -262,3 +263,7 @@ def lineup_release_key(release: int) -> dict[str, str]:
 
 def job_key(job: str) -> dict[str, str]:
     return key(JOBS, f"{JOB}{job}")
+
+
+def capture_key(market_id: str, at: datetime) -> dict[str, str]:
+    return key(f"{MARKET_CAPTURES}{market_id}", stamp(at))

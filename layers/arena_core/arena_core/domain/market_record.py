@@ -1,0 +1,96 @@
+"""What the arena observed of a market over time: each change of its status, its UMA
+resolution status or its resolution, when the arena saw it, and when it marked it resolved.
+The dataset publishes it as the resolution's provenance (disputes, 50/50, indeterminate)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from decimal import Decimal
+
+from arena_core.domain.base import DomainModel
+from arena_core.domain.market import Market, MarketStatus, ResolutionKind
+
+DISPUTED = "disputed"
+
+
+class MarketObservation(DomainModel):
+    """A state of a market the arena saw for the first time at ``at``."""
+
+    market_id: str
+    at: datetime
+    status: MarketStatus
+    uma_status: str | None = None
+    resolution: ResolutionKind | None = None
+    winner: str | None = None
+
+    @classmethod
+    def of(cls, market: Market, at: datetime) -> MarketObservation:
+        resolution = market.resolution
+        return cls(
+            market_id=market.market_id,
+            at=at,
+            status=market.status,
+            uma_status=market.uma_status,
+            resolution=resolution.kind if resolution else None,
+            winner=resolution.winner if resolution else None,
+        )
+
+    def same_state(self, other: MarketObservation) -> bool:
+        return self.model_dump(exclude={"at"}) == other.model_dump(exclude={"at"})
+
+
+class Capture(DomainModel):
+    """A market's prices in one decision run's captured universe (the snapshot of the top
+    markets every agent of the run saw)."""
+
+    market_id: str
+    at: datetime
+    prices: dict[str, Decimal | None]  # outcome name -> price, in the market's outcome order
+
+    @classmethod
+    def of(cls, market: Market, at: datetime) -> Capture:
+        return cls(
+            market_id=market.market_id, at=at, prices={o.name: o.price for o in market.outcomes}
+        )
+
+    @property
+    def first_price(self) -> Decimal | None:
+        """The first outcome's price: P(YES) for a binary market."""
+        return next(iter(self.prices.values()), None)
+
+
+class MarketRecord(DomainModel):
+    """A market as last known, when it was marked resolved, and every state observed."""
+
+    market: Market
+    resolved_at: datetime | None = None
+    observations: tuple[MarketObservation, ...] = ()
+
+    @property
+    def uma_history(self) -> list[str]:
+        """The UMA statuses in the order observed (repeats collapsed)."""
+        found: list[str] = []
+        for o in self.observations:
+            if o.uma_status and (not found or found[-1] != o.uma_status):
+                found.append(o.uma_status)
+        return found
+
+    @property
+    def disputes(self) -> int:
+        """How many times the arena saw the market enter the disputed UMA status."""
+        return sum(1 for status in self.uma_history if status == DISPUTED)
+
+
+def new_observations(
+    fresh: Iterable[Market], stored: Mapping[str, Market], at: datetime
+) -> list[MarketObservation]:
+    """The fetched markets whose status, UMA status or resolution differ from the stored
+    state (or that were never stored): the observations worth recording."""
+    found = []
+    for market in fresh:
+        seen = MarketObservation.of(market, at)
+        before = stored.get(market.market_id)
+        if before is None or not seen.same_state(MarketObservation.of(before, at)):
+            found.append(seen)
+    return found

@@ -1,0 +1,174 @@
+"""Market pages and the dataset's markets table: what each market is, what became of it, its
+price at every weekly capture, and every agent's position, trades and reasoning on it.
+
+Built for the markets the live cohorts hold, traded or were asked about, in the fuller
+publications (after a decision run or a resolution): per market one query for every position
+on it (whichever cohort holds it) and one for its captured prices. Trades and reasoning come
+from the live cohorts' records already read; positions of cohorts completed earlier link to
+their agent pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from arena_core.domain.cohort import Agent, Cohort
+from arena_core.domain.market import Market, ResolutionKind
+from arena_core.domain.market_record import Capture, MarketRecord
+from arena_core.domain.panel import PanelForecast
+from arena_core.domain.portfolio import Position, PositionStatus, Trade
+from arena_core.ports.stores import WithLedger, WithMarkets
+from arena_core.site.charts import Point, RangeChart, range_charts
+from arena_core.site.collect import CohortView, DecisionView
+
+
+@dataclass(frozen=True)
+class Holder:
+    """An agent as a market page names it."""
+
+    agent_id: str
+    cohort_id: str
+    family_id: str
+    display_name: str
+
+
+@dataclass(frozen=True)
+class MarketTrade:
+    trade: Trade
+    holder: Holder
+    reasoning: str  # the reasoning of the decision that placed it
+
+
+@dataclass(frozen=True)
+class MarketForecast:
+    holder: Holder
+    decision_id: str
+    forecast: PanelForecast
+
+
+@dataclass
+class MarketView:
+    record: MarketRecord
+    captures: list[Capture] = field(default_factory=list)
+    positions: list[tuple[Position, Holder]] = field(default_factory=list)
+    trades: list[MarketTrade] = field(default_factory=list)
+    forecasts: list[MarketForecast] = field(default_factory=list)
+
+    @property
+    def market(self) -> Market:
+        return self.record.market
+
+    def right(self, position: Position) -> bool | None:
+        """Whether the side held won: None until the market resolves with a winner."""
+        resolution = self.market.resolution
+        if resolution is None or resolution.kind is not ResolutionKind.WINNER:
+            return None
+        return self.market.side_won(position.side)
+
+    def by_side(self) -> dict[str, list[Holder]]:
+        """Which agents held which side (a position opened, whatever became of it)."""
+        sides: dict[str, list[Holder]] = {}
+        for position, holder in self.positions:
+            sides.setdefault(position.side, []).append(holder)
+        return sides
+
+
+class MarketStores(WithLedger, WithMarkets, Protocol):
+    """The roles market pages read: every position on a market, market state and captures."""
+
+
+def holders(cohorts: Iterable[Cohort]) -> dict[str, Holder]:
+    """Every agent of these cohorts by id, named as its cohort froze it."""
+    found = {}
+    for cohort in cohorts:
+        for spec in cohort.lineup:
+            agent_id = Agent.id_for(cohort.cohort_id, spec.family_id)
+            found[agent_id] = Holder(agent_id, cohort.cohort_id, spec.family_id, spec.display_name)
+    return found
+
+
+def _unknown(agent_id: str) -> Holder:
+    cohort_id, family_id = agent_id.split(".", 1)
+    return Holder(agent_id, cohort_id, family_id, family_id)
+
+
+def market_views(
+    stores: MarketStores, views: Sequence[CohortView], cohorts: Sequence[Cohort]
+) -> list[MarketView]:
+    """A view of every market the live cohorts hold, traded or were asked about."""
+    names = holders(cohorts)
+    ids = sorted({market_id for view in views for market_id in view.markets})
+    records = stores.markets.market_records(ids)
+    found = {i: MarketView(r) for i, r in records.items()}
+    for market_id, view in found.items():
+        view.captures = stores.markets.captures(market_id)
+        positions = stores.ledger.positions_on(market_id)
+        view.positions = [
+            (p, names.get(p.agent_id) or _unknown(p.agent_id))
+            for p in sorted(positions, key=lambda p: (p.cohort_id, p.agent_id, p.side))
+        ]
+    for cohort in views:
+        _add_records(found, cohort, names)
+    return [found[i] for i in sorted(found)]
+
+
+def _add_records(
+    found: Mapping[str, MarketView], cohort: CohortView, names: Mapping[str, Holder]
+) -> None:
+    for agent in cohort.agents:
+        holder = names.get(agent.agent.agent_id) or _unknown(agent.agent.agent_id)
+        decisions: dict[str, DecisionView] = {d.record.decision_id: d for d in agent.decisions}
+        for trade in agent.trades:
+            if trade.market_id in found:
+                decision = decisions.get(trade.decision_id)
+                reasoning = decision.reasoning if decision else ""
+                found[trade.market_id].trades.append(MarketTrade(trade, holder, reasoning))
+        for decision in agent.decisions:
+            for forecast in decision.outcome.forecasts if decision.outcome else ():
+                if forecast.market_id in found:
+                    found[forecast.market_id].forecasts.append(
+                        MarketForecast(holder, decision.record.decision_id, forecast)
+                    )
+
+
+def market_row(view: MarketView) -> dict[str, Any]:
+    """The dataset's row of a market: what it is, what became of it, and the provenance of its
+    resolution as the arena observed it."""
+    market, record = view.market, view.record
+    resolution = market.resolution
+    return {
+        "market_id": market.market_id,
+        "question": market.question,
+        "category": market.category,
+        "outcomes": " | ".join(o.name for o in market.outcomes),
+        "end_date": market.end_date,
+        "status": market.status,
+        "resolution": resolution.kind if resolution else None,
+        "winner": resolution.winner if resolution else None,
+        "resolved_at": record.resolved_at,
+        "uma_status": market.uma_status,
+        "uma_history": " > ".join(record.uma_history),
+        "disputes": record.disputes,
+        "split": resolution is not None and resolution.kind is ResolutionKind.SPLIT,
+        "indeterminate": resolution is not None and resolution.kind is ResolutionKind.INDETERMINATE,
+        "captures": len(view.captures),
+        "positions": len(view.positions),
+        "settled_positions": sum(
+            p.status in (PositionStatus.SETTLED, PositionStatus.CANCELLED)
+            for p, _ in view.positions
+        ),
+    }
+
+
+def price_charts(view: MarketView) -> list[RangeChart]:
+    """The first outcome's price at each capture (the ALL range; the others are the weeks the
+    captures fall in), when there is one to draw."""
+    points = [Point(c.at, c.first_price) for c in view.captures if c.first_price is not None]
+    if not points:
+        return []
+    uses = dict.fromkeys(("10M", "1H", "1D", "1W", "1M", "ALL"), "week")
+    name = view.market.outcomes[0].name
+    charts = range_charts([(name, {"week": points})], points[-1].at, "p", uses)
+    return [c for c in charts if c.label == "ALL"]

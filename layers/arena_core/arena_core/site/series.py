@@ -1,0 +1,101 @@
+"""The points charts are drawn from, read only as far as a chart needs them.
+
+A family's series is kept at four resolutions (raw 10-minute passes, hourly, daily, weekly);
+its charts read the last day of raw points, a month of hourly ones and every weekly one, and
+the daily points only when the weekly ones are too few (a young deployment). An agent's charts
+read the last day of its passes and its hourly snapshots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from arena_core.domain.portfolio import PortfolioSnapshot, SeriesPoint
+from arena_core.site.charts import Point, RangeChart, range_charts
+
+FAMILY_USES = {"10M": "raw", "1H": "raw", "1D": "raw", "1W": "hour", "1M": "hour", "ALL": "week"}
+AGENT_USES = {"10M": "raw", "1H": "raw", "1D": "raw", "1W": "hour", "1M": "hour", "ALL": "hour"}
+FAMILY_WINDOWS: dict[str, timedelta | None] = {
+    "raw": timedelta(days=1),
+    "hour": timedelta(days=31),
+    "day": None,
+    "week": None,
+}
+BEGINNING = datetime(2000, 1, 1)
+
+
+class LazySeries(Mapping[str, list[SeriesPoint]]):
+    """A family's points by resolution, each read once, on first use."""
+
+    def __init__(self, read: Callable[[str], list[SeriesPoint]]) -> None:
+        self._read = read
+        self._found: dict[str, list[SeriesPoint]] = {}
+
+    def __getitem__(self, resolution: str) -> list[SeriesPoint]:
+        if resolution not in FAMILY_WINDOWS:
+            raise KeyError(resolution)
+        if resolution not in self._found:
+            self._found[resolution] = self._read(resolution)
+        return self._found[resolution]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(FAMILY_WINDOWS)
+
+    def __len__(self) -> int:
+        return len(FAMILY_WINDOWS)
+
+
+class Measure(Mapping[str, Sequence[Point]]):
+    """One measure (P/L, mean return) of a lazy series, still lazy."""
+
+    def __init__(self, series: LazySeries, value: Callable[[SeriesPoint], Decimal]) -> None:
+        self._series = series
+        self._value = value
+
+    def __getitem__(self, resolution: str) -> list[Point]:
+        return [Point(p.taken_at, self._value(p)) for p in self._series[resolution]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._series)
+
+    def __len__(self) -> int:
+        return len(self._series)
+
+
+def family_series(
+    read: Callable[[str, datetime, datetime], list[SeriesPoint]], now: datetime
+) -> LazySeries:
+    """``read(resolution, start, end)``: the store's series query for one family."""
+
+    def load(resolution: str) -> list[SeriesPoint]:
+        span = FAMILY_WINDOWS[resolution]
+        start = now - span if span else BEGINNING.replace(tzinfo=now.tzinfo)
+        return read(resolution, start, now)
+
+    return LazySeries(load)
+
+
+def pnl_charts(name: str, series: LazySeries, now: datetime) -> list[RangeChart]:
+    return range_charts([(name, Measure(series, lambda p: p.pnl))], now, "$", FAMILY_USES)
+
+
+def return_charts(families: Sequence[tuple[str, LazySeries]], now: datetime) -> list[RangeChart]:
+    """Every family's mean return over time on one chart per range."""
+    named = [(name, Measure(series, lambda p: p.return_pct)) for name, series in families]
+    return range_charts(named, now, "%", FAMILY_USES)
+
+
+def agent_charts(
+    name: str,
+    recent: Sequence[PortfolioSnapshot],
+    hourly: Sequence[PortfolioSnapshot],
+    end: datetime,
+) -> list[RangeChart]:
+    """An agent's total value: its passes over the last day, hourly before."""
+    by_resolution = {
+        "raw": [Point(s.taken_at, s.total_value) for s in recent],
+        "hour": [Point(s.taken_at, s.total_value) for s in hourly],
+    }
+    return range_charts([(name, by_resolution)], end, "$", AGENT_USES)
