@@ -11,7 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    ConsoleMessage,
+    Dialog,
+    Error,
+    Page,
+    Request,
+    Response,
+    sync_playwright,
+)
 
 from arena_core.site.statistics import RankingRules
 from tests.conftest import ROOT
@@ -88,3 +97,53 @@ def axe_source() -> str:
     if not path.exists():
         pytest.fail("node_modules/axe-core is missing: run the README's test command")
     return path.read_text()
+
+
+class Visit:
+    """A page with every console error, failed request, dialog and CSP violation recorded."""
+
+    def __init__(self, browser: Browser, url: str) -> None:
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.page: Page = self.context.new_page()
+        self.problems: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("pageerror", self._page_error)
+        self.page.on("requestfailed", self._failed)
+        self.page.on("response", self._response)
+        self.page.on("dialog", self._dialog)
+        self.page.goto(url, wait_until="load")
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.problems.append(f"console error: {message.text}")
+
+    def _page_error(self, error: Error) -> None:
+        self.problems.append(f"page error: {error}")
+
+    def _failed(self, request: Request) -> None:
+        self.problems.append(f"failed request: {request.url}")
+
+    def _response(self, response: Response) -> None:
+        if response.status >= 400:
+            self.problems.append(f"HTTP {response.status}: {response.url}")
+
+    def _dialog(self, dialog: Dialog) -> None:
+        self.problems.append(f"dialog: {dialog.message}")
+        dialog.dismiss()
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def visit(browser: Browser, base_url: str) -> Iterator[Any]:
+    opened: list[Visit] = []
+
+    def open_page(path: str) -> Visit:
+        found = Visit(browser, f"{base_url}/{path}")
+        opened.append(found)
+        return found
+
+    yield open_page
+    for v in opened:
+        v.close()

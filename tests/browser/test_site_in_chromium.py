@@ -4,12 +4,11 @@ accessible (axe-core), and screenshots for the README."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Dialog, Error, Page, Request, Response
+from playwright.sync_api import Page
 
 from tests.support.scenario import HOSTILE_FAMILY, HOSTILE_QUESTION, HOSTILE_REASONING, Scenario
 
@@ -32,57 +31,16 @@ def page_paths(scenario: Scenario) -> dict[str, str]:
         "methodology": "methodology.html",
         "pairwise": "pairwise.html",
         "data": "data/index.html",
+        "market": f"markets/{market_of(scenario)}.html",
+        "decision": f"decisions/{cohort.cohort_id}.{HOSTILE_FAMILY}.w001.html",
     }
 
 
-class Visit:
-    """A page with every console error, failed request, dialog and CSP violation recorded."""
-
-    def __init__(self, browser: Browser, url: str) -> None:
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
-        self.page: Page = self.context.new_page()
-        self.problems: list[str] = []
-        self.page.on("console", self._console)
-        self.page.on("pageerror", self._page_error)
-        self.page.on("requestfailed", self._failed)
-        self.page.on("response", self._response)
-        self.page.on("dialog", self._dialog)
-        self.page.goto(url, wait_until="load")
-
-    def _console(self, message: ConsoleMessage) -> None:
-        if message.type == "error":
-            self.problems.append(f"console error: {message.text}")
-
-    def _page_error(self, error: Error) -> None:
-        self.problems.append(f"page error: {error}")
-
-    def _failed(self, request: Request) -> None:
-        self.problems.append(f"failed request: {request.url}")
-
-    def _response(self, response: Response) -> None:
-        if response.status >= 400:
-            self.problems.append(f"HTTP {response.status}: {response.url}")
-
-    def _dialog(self, dialog: Dialog) -> None:
-        self.problems.append(f"dialog: {dialog.message}")
-        dialog.dismiss()
-
-    def close(self) -> None:
-        self.context.close()
-
-
-@pytest.fixture
-def visit(browser: Browser, base_url: str) -> Iterator[Any]:
-    opened: list[Visit] = []
-
-    def open_page(path: str) -> Visit:
-        found = Visit(browser, f"{base_url}/{path}")
-        opened.append(found)
-        return found
-
-    yield open_page
-    for v in opened:
-        v.close()
+def market_of(scenario: Scenario) -> str:
+    """A market the hostile agent bought (its question is hostile too)."""
+    cohort = scenario.stores.cohorts.cohorts()[-1]
+    agent = f"{cohort.cohort_id}.{HOSTILE_FAMILY}"
+    return scenario.stores.ledger.trades(agent)[0].market_id
 
 
 def test_every_page_type_loads_without_errors(scenario: Scenario, visit: Any) -> None:
@@ -138,7 +96,7 @@ def test_leaderboard_shows_intervals_rank_ranges_and_standings(
     for i in range(ranked.count()):
         rank = ranked.nth(i).locator("td").first.inner_text()
         assert re.fullmatch(r"\d+ \(\d+–\d+\)", rank), rank
-        brier = ranked.nth(i).locator("td").nth(3)
+        brier = ranked.nth(i).locator("td").nth(2)  # the ranked measure, right after the name
         assert re.fullmatch(r"0\.\d{4} \[0\.\d{4}, 0\.\d{4}\]", brier.inner_text())
         assert brier.locator(".ci").get_attribute("title") == "95% interval"
     provisional = page.locator("#leaderboard tbody tr.provisional")
@@ -146,7 +104,7 @@ def test_leaderboard_shows_intervals_rank_ranges_and_standings(
     assert provisional.locator("td").first.inner_text() == "provisional"
     unscored = page.locator("#leaderboard tbody tr.unscored td:first-child").all_inner_texts()
     assert unscored and set(unscored) == {"unranked"}
-    market = page.locator("#leaderboard tbody.reference tr.market td").nth(3).inner_text()
+    market = page.locator("#leaderboard tbody.reference tr.market td").nth(2).inner_text()
     assert re.fullmatch(r"0\.\d{4} \[0\.\d{4}, 0\.\d{4}\]", market)
 
 

@@ -199,8 +199,9 @@ def resolve(c: Container) -> ResolveResult:
 
     report = ResolutionService(c.stores, c.market_source, c.clock).run()
     c.stores.views.record_job_run("resolve", c.clock.now())
-    changed = bool(report.settled or report.completed_cohorts or report.panel.scored)
-    site = publish_site(c, FULL) if changed and site_refresh_due(c) else None
+    # The hourly pass refreshes the leaderboards and statistics (the snapshot ticks between
+    # refresh only the live cohorts' pages): on its window, whether or not it settled anything.
+    site = publish_site(c, FULL) if site_refresh_due(c) else None
     return ResolveResult(
         checked=report.checked,
         settled={s.market_id: len(s.settled) for s in report.settled},

@@ -15,7 +15,7 @@ import boto3
 from arena_core.adapters.site_publishers import MANIFEST, LocalFolderPublisher, S3SitePublisher
 from arena_core.domain.rules import MAX_BET_FRACTION, STARTING_BALANCE
 from arena_core.ports.stores import ViewStore
-from arena_core.services.publish_site import PublishSiteService
+from arena_core.services.publish_site import LIGHT, WEEKLY, PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.site.cohort_tables import PANEL_COHORT_TABLES
 from arena_core.site.dataset import SITE_TABLES
@@ -237,3 +237,20 @@ def test_agent_pages_read_one_day_of_passes_and_hourly_snapshots_before(tmp_path
         ]
         assert len(every) > 24 * 6 * 3  # the passes, then the settlement's
         assert exported == [s.taken_at for s in last_of_hour.values()]
+
+
+def test_a_snapshot_tick_renders_only_the_live_cohorts_pages(tmp_path: Path) -> None:
+    scenario = build(tmp_path, weeks=2)
+    publisher = LocalFolderPublisher(tmp_path)
+    service = PublishSiteService(scenario.stores, publisher, scenario.blobs, scenario.clock)
+    light = service.run(LIGHT)  # no home page yet: the first publication renders everything
+    assert (tmp_path / "index.html").exists() and (tmp_path / "data/markets.csv").exists()
+    home = (tmp_path / "index.html").read_bytes()
+    scenario.clock.set(scenario.clock.now() + timedelta(minutes=10))
+    tick = service.run(LIGHT)
+    assert tick.files < light.files
+    assert (tmp_path / "index.html").read_bytes() == home  # left as published
+    live = [c.cohort_id for c in scenario.stores.cohorts.cohorts() if c.status.value == "active"]
+    assert set(tick.cohorts_rendered) >= set(live)
+    weekly = service.run(WEEKLY)
+    assert weekly.files > tick.files and (tmp_path / "data/dataset.zip").exists()

@@ -1,21 +1,24 @@
 """Regenerate the site and publish what changed.
 
-Global pages (leaderboard, model pages, methodology, data index, leaderboard exports) are
-rendered every time from bounded reads. Cohort and agent pages and their exports are rendered
-for active cohorts, and once more for a completed cohort that has not been published since it
-completed; older completed cohorts are left as published, so the cost of a regeneration does not
-grow with history. A cohort's decision pages, prompts and raw replies (read from the audit
-bucket) are rendered only when its decisions changed since they were last published.
+Reads are bounded by what changes. Cohort and agent pages and their exports are rendered for
+active cohorts, and once more for a completed cohort that has not been published since it
+completed; older completed cohorts are left as published. A cohort's decision pages, prompts
+and raw replies (read from the audit bucket) are rendered only when its decisions changed since
+they were last published.
 
-A publication has a scope. Every one renders the above. A fuller one (after a decision run or a
-resolution) also renders the market pages and the markets table, and the universes of weeks
-not yet published; the weekly one (after the decision run) also rebuilds ``dataset.zip``.
+A publication has a scope. A snapshot tick renders the live cohorts' pages and tables (their
+agents' values move every pass), which keeps it flat with history. The fuller publication, after
+each resolution pass (hourly) and decision run, also renders the leaderboards with their
+statistics, the model, home and pairwise pages and the site-wide tables, the market pages and
+the markets table, and the universes of weeks not yet published; the weekly one (after the
+decision run) also rebuilds ``datapackage.json`` and ``dataset.zip``.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import date
 
 from pydantic import BaseModel, ConfigDict
 
@@ -26,6 +29,7 @@ from arena_core.ports.publisher import PublishReport, SitePublisher, digest
 from arena_core.site import exports
 from arena_core.site.cohort_tables import cohort_tables
 from arena_core.site.collect import CohortView, SiteCollector, SiteStores
+from arena_core.site.costs import cost_rows, merged
 from arena_core.site.dataset import BUNDLE, PACKAGE, SITE_TABLES, bundle, datapackage
 from arena_core.site.decision_details import decisions_marker
 from arena_core.site.feed import latest_decisions
@@ -37,19 +41,22 @@ from arena_core.site.universes import new_universes, run_weeks, universe_path
 
 COMPLETION_MARK = "data/cohorts/{cohort_id}/completed"
 DECISIONS_MARK = "data/cohorts/{cohort_id}/decisions.txt"  # what its decision pages show
+COSTS_PATH = "data/costs.json"  # carried over: the rows of every cohort
+HOME = "index.html"
 
 
 @dataclass(frozen=True)
 class Scope:
     """What a publication renders beyond the pages every one renders."""
 
+    boards: bool  # leaderboards, statistics, model pages, the home and pairwise pages
     markets: bool  # market pages, the markets table, new weeks' universes
-    bundle: bool  # dataset.zip
+    bundle: bool  # datapackage.json and dataset.zip
 
 
-LIGHT = Scope(markets=False, bundle=False)  # a snapshot tick
-FULL = Scope(markets=True, bundle=False)  # after a resolution
-WEEKLY = Scope(markets=True, bundle=True)  # after the decision run (and a demo's last one)
+LIGHT = Scope(boards=False, markets=False, bundle=False)  # a snapshot tick
+FULL = Scope(boards=True, markets=True, bundle=False)  # after a resolution pass
+WEEKLY = Scope(boards=True, markets=True, bundle=True)  # after the decision run (and a demo's last)
 
 
 class SiteReport(BaseModel):
@@ -99,45 +106,32 @@ class PublishSiteService:
         renderer = SiteRenderer(now)
         cohorts = self._stores.cohorts.cohorts()
         published = self._publisher.published()
+        if not scope.boards and HOME not in published:
+            scope = FULL  # a site without its home page yet gets everything at once
         live = self._live(cohorts, published)
         cohort_views = [collector.cohort_view(c) for c in live]
+        files: dict[str, bytes] = {}
         for view in cohort_views:
             self._read_changed_details(view, collector, published)
-        boards = collector.leaderboards(cohorts)
-        for board in boards:
-            recent_decisions(board.families, cohort_views)
-        files = renderer.global_files(
-            boards,
-            cohorts,
-            returns=collector.return_charts(boards),
-            feed=latest_decisions(cohort_views),
-        )
-        for view in cohort_views:
-            files.update(renderer.cohort_files(view))
-            if view.details is not None:
-                files[DECISIONS_MARK.format(cohort_id=view.cohort.cohort_id)] = decisions_marker(
-                    view.records()
-                )
-            if view.cohort.status is CohortStatus.COMPLETED:
-                files[COMPLETION_MARK.format(cohort_id=view.cohort.cohort_id)] = b"final\n"
+            files.update(self._cohort_files(renderer, view))
+        weeks = run_weeks(cohorts, now)
+        universes = new_universes(self._blobs, weeks, published) if scope.markets else {}
+        shown = [w for w in weeks if w in universes or f"{universe_path(w)}.csv" in published]
+        if scope.boards:
+            files.update(self._board_files(collector, renderer, cohorts, cohort_views, shown))
         if scope.markets:
             markets = market_views(self._stores, cohort_views, cohorts)
             files.update(renderer.market_files(markets))
             files.update(self._markets_table([market_row(m) for m in markets]))
-            for week, rows in new_universes(
-                self._blobs, run_weeks(cohorts, now), published
-            ).items():
-                files.update(
-                    exports.table_files("data/universes", "universe", rows, week.isoformat())
-                )
-        weeks = [w for w in run_weeks(cohorts, now) if _has(universe_path(w), files, published)]
-        files[PACKAGE] = datapackage(
-            GLOBAL_TABLES + SITE_TABLES,
-            {c.cohort_id: cohort_tables(c) for c in cohorts},
-            weeks,
-            now,
-        )
-        if scope.bundle:
+        for week, rows in universes.items():
+            files.update(exports.table_files("data/universes", "universe", rows, week.isoformat()))
+        if scope.bundle:  # the package describes (and the zip holds) the week's dataset
+            files[PACKAGE] = datapackage(
+                GLOBAL_TABLES + SITE_TABLES,
+                {c.cohort_id: cohort_tables(c) for c in cohorts},
+                shown,
+                now,
+            )
             files[BUNDLE] = self._bundle(files, published)
         report: PublishReport = self._publisher.publish(files)
         return SiteReport(
@@ -145,6 +139,40 @@ class PublishSiteService:
             uploaded=len(report.uploaded),
             cohorts_rendered=tuple(c.cohort_id for c in live),
         )
+
+    @staticmethod
+    def _cohort_files(renderer: SiteRenderer, view: CohortView) -> dict[str, bytes]:
+        files = renderer.cohort_files(view)
+        cohort_id = view.cohort.cohort_id
+        if view.details is not None:
+            files[DECISIONS_MARK.format(cohort_id=cohort_id)] = decisions_marker(view.records())
+        if view.cohort.status is CohortStatus.COMPLETED:
+            files[COMPLETION_MARK.format(cohort_id=cohort_id)] = b"final\n"
+        return files
+
+    def _board_files(
+        self,
+        collector: SiteCollector,
+        renderer: SiteRenderer,
+        cohorts: list[Cohort],
+        views: list[CohortView],
+        weeks: list[date],
+    ) -> dict[str, bytes]:
+        """The leaderboards and every page and table computed from them."""
+        boards = collector.leaderboards(cohorts)
+        for board in boards:
+            recent_decisions(board.families, views)
+        costs = merged(self._publisher.read(COSTS_PATH), cost_rows(views))
+        files = renderer.global_files(
+            boards,
+            cohorts,
+            returns=collector.return_charts(boards),
+            feed=latest_decisions(views),
+            costs=costs,
+            universe_weeks=weeks,
+        )
+        files.update(exports.table_files("data", "costs", costs))
+        return files
 
     def _markets_table(self, fresh: list[dict[str, object]]) -> dict[str, bytes]:
         """The markets table: the rows published before, updated with the live markets."""
@@ -161,8 +189,3 @@ class PublishSiteService:
             if p.startswith("data/") and p.endswith((".csv", ".json")) and p != BUNDLE
         ]
         return bundle(paths, lambda path: files.get(path) or self._publisher.read(path))
-
-
-def _has(prefix: str, files: dict[str, bytes], published: dict[str, str]) -> bool:
-    path = f"{prefix}.csv"
-    return path in files or path in published

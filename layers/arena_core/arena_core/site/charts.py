@@ -32,8 +32,8 @@ RESOLUTIONS = ("raw", "hour", "day", "week")  # finest first
 RESOLUTION_NAMES = {"raw": "10-minute", "hour": "hourly", "day": "daily", "week": "weekly"}
 MAX_POINTS = 120  # per series: a chart this wide gains nothing from more
 HOVER_MARKS = 40  # points per series that say their value on hover (page weight stays low)
-WIDTH, HEIGHT = 560, 280
-LEFT, RIGHT, TOP, BOTTOM = 72, 16, 14, 40  # the plot area's margins (axis labels outside)
+WIDTH, HEIGHT = 480, 270
+LEFT, RIGHT, TOP, BOTTOM = 76, 14, 16, 44  # the plot area's margins (axis labels outside)
 PALETTE = (
     "#1f5fbf",
     "#c2410c",
@@ -85,6 +85,7 @@ class RangeChart:
     end: datetime | None
     points: int  # over every series
     note: str = ""  # e.g. "hourly points: fewer than two weekly ones yet"
+    events: tuple[Tick, ...] = ()  # marked instants (a lineup release), placed on the time axis
     width: int = WIDTH
     height: int = HEIGHT
 
@@ -123,6 +124,7 @@ def draw(
     unit: str,
     *,
     note: str = "",
+    events: Sequence[tuple[datetime, str]] = (),
 ) -> RangeChart:
     """Draw series (each already cut to the range) on shared axes."""
     shown = [(name, downsample(points)) for name, points in named if points]
@@ -158,7 +160,8 @@ def draw(
         Tick(round(x_of(at), 1), text) for at, text in time_ticks(t0, t1) if t0 <= at <= t1
     )
     y_placed = tuple(Tick(round(y_of(Decimal(str(t.position))), 1), t.label) for t in y_ticks)
-    return RangeChart(label, tuple(drawn), x_ticks, y_placed, t0, t1, len(every), note)
+    marked = tuple(Tick(round(x_of(at), 1), text) for at, text in events if t0 <= at <= t1)
+    return RangeChart(label, tuple(drawn), x_ticks, y_placed, t0, t1, len(every), note, marked)
 
 
 Fetch = Mapping[str, Sequence[Point]]  # resolution -> points (a series' several resolutions)
@@ -169,6 +172,7 @@ def range_charts(
     end: datetime,
     unit: str,
     uses: Mapping[str, str],
+    events: Sequence[tuple[datetime, str]] = (),
 ) -> list[RangeChart]:
     """One chart per range. ``uses`` maps a range label to the resolution it normally reads;
     a range whose series have fewer than two points there falls back to finer resolutions
@@ -189,5 +193,5 @@ def range_charts(
                 f"{RESOLUTION_NAMES[chosen]} points: fewer than two "
                 f"{RESOLUTION_NAMES[wanted]} ones in this range so far"
             )
-        charts.append(draw(label, cut, unit, note=note))
+        charts.append(draw(label, cut, unit, note=note, events=events))
     return charts

@@ -34,9 +34,17 @@ from arena_core.domain.portfolio import (
     Settlement,
     Trade,
 )
+from arena_core.domain.releases import LineupRelease, family_changes
 from arena_core.errors import ArenaError
 from arena_core.ports.blob_store import BlobStore
-from arena_core.ports.stores import WithCohorts, WithLedger, WithMarkets, WithPanel, WithViews
+from arena_core.ports.stores import (
+    WithCohorts,
+    WithLedger,
+    WithLineups,
+    WithMarkets,
+    WithPanel,
+    WithViews,
+)
 from arena_core.scoring.bets import scored_forecast
 from arena_core.scoring.statistics import UNKNOWN, ScoredForecast, horizon_bucket
 from arena_core.site.charts import RangeChart
@@ -117,6 +125,8 @@ class FamilyView:
     series: LazySeries  # its points at every resolution, read as charts need them
     charts: list[RangeChart]
     recent: list[DecisionView] = field(default_factory=list)
+    # The lineup releases where the family changed model or name (or was retired: None).
+    releases: list[tuple[LineupRelease, AgentSpec | None]] = field(default_factory=list)
 
 
 @dataclass
@@ -179,11 +189,12 @@ class _FamilyReads:
     scores: dict[str, list[BetScore]]
     series: dict[str, LazySeries]
     charts: dict[str, list[RangeChart]]
+    releases: dict[str, list[tuple[LineupRelease, AgentSpec | None]]]
 
 
-class SiteStores(WithCohorts, WithLedger, WithMarkets, WithViews, WithPanel, Protocol):
-    """The roles the site reads: cohorts and agents, every position on a market, market state,
-    snapshots and records, and the forecast panel."""
+class SiteStores(WithCohorts, WithLedger, WithLineups, WithMarkets, WithViews, WithPanel, Protocol):
+    """The roles the site reads: cohorts and agents, every position on a market, the lineup
+    releases, market state, snapshots and records, and the forecast panel."""
 
 
 class SiteCollector:
@@ -199,21 +210,30 @@ class SiteCollector:
         self._markets = stores.markets
         self._views = stores.views
         self._panel = stores.panel
+        self._lineups = stores.lineups
         self._blobs = blobs
         self.now = now
 
     def leaderboards(self, cohorts: Sequence[Cohort]) -> list[LeaderboardData]:
         """One leaderboard per methodology version, the current one first."""
         specs = families(cohorts)
+        releases = self._lineups.releases()
+        changes = {s.family_id: family_changes(releases, s.family_id) for s in specs}
         series = {s.family_id: self._family_series(s.family_id) for s in specs}
         reads = _FamilyReads(
             latest={s.family_id: self._views.family_latest(s.family_id) for s in specs},
             scores={s.family_id: self._views.family_scores(s.family_id) for s in specs},
             series=series,
             charts={
-                s.family_id: pnl_charts(s.display_name, series[s.family_id], self.now)
+                s.family_id: pnl_charts(
+                    s.display_name,
+                    series[s.family_id],
+                    self.now,
+                    release_marks(changes[s.family_id]),
+                )
                 for s in specs
             },
+            releases=changes,
         )
         boards = []
         for version in methodologies(cohorts):
@@ -264,6 +284,7 @@ class SiteCollector:
                     latest[family],
                     reads.series[family],
                     reads.charts[family],
+                    releases=reads.releases.get(family, []),
                 )
             )
         order = {row.family_id: i for i, row in enumerate(ordered(v.row for v in views))}
@@ -395,6 +416,19 @@ class SiteCollector:
             return self._blobs.get(outcome.reasoning_ref).decode("utf-8", "replace")
         except ArenaError:
             return outcome.reasoning  # the excerpt, when the whole text cannot be read
+
+
+def release_marks(
+    changes: Sequence[tuple[LineupRelease, AgentSpec | None]],
+) -> list[tuple[datetime, str]]:
+    """Where a family's equity chart marks a lineup release (after its first appearance)."""
+    return [
+        (
+            release.effective_from,
+            f"release {release.release}: {spec.model_id if spec else 'retired'}",
+        )
+        for release, spec in changes[1:]
+    ]
 
 
 def breakdown_groups(

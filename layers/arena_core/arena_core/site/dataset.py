@@ -27,7 +27,7 @@ LICENSE = {
     "path": "https://creativecommons.org/licenses/by/4.0/",
     "title": "Creative Commons Attribution 4.0",
 }
-SITE_TABLES = ("markets",)  # site-wide tables beside the leaderboards' (fuller publications)
+SITE_TABLES = ("markets", "costs")  # site-wide tables carried over between publications
 
 
 def _schema(table: str, resource_of: Callable[[str], str]) -> dict[str, Any]:

@@ -68,6 +68,7 @@ INTEGER = frozenset(
         "bet_forecasts",
         "requested",
         "eligible",
+        "decisions",
     }
 )
 DATETIME = frozenset(
@@ -239,6 +240,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "instructions": ("decision_id", "index"),
     "panel_questions": ("cohort_id", "week", "market_id"),
     "panel_forecasts": ("decision_id", "market_id"),
+    "costs": ("family_id", "cohort_id", "week"),
 }
 # (table, its columns) -> (the table referenced, its columns); cohort tables reference the
 # same cohort's table.

@@ -166,8 +166,8 @@ def price_charts(view: MarketView) -> list[RangeChart]:
     """The first outcome's price at each capture (the ALL range; the others are the weeks the
     captures fall in), when there is one to draw."""
     points = [Point(c.at, c.first_price) for c in view.captures if c.first_price is not None]
-    if not points:
-        return []
+    if len(points) < 2:
+        return []  # one capture is a row of the table below, not a line
     uses = dict.fromkeys(("10M", "1H", "1D", "1W", "1M", "ALL"), "week")
     name = view.market.outcomes[0].name
     charts = range_charts([(name, {"week": points})], points[-1].at, "p", uses)

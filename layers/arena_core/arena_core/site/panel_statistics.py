@@ -193,6 +193,12 @@ def compute_panel(
     for score in rows:
         by_family.setdefault(score.family_id, []).append(score)
     forecasts = {f: [scored_forecast(s) for s in found] for f, found in sorted(by_family.items())}
-    shared = compute(forecasts, returns, rankable=set(), rules=rules, groups=breakdown_groups(rows))
+    shared = compute(
+        forecasts,
+        returns,
+        rankable=set(),
+        rules=rules,
+        groups=breakdown_groups(rows),
+    )
     families = {f: family_statistics(f, found, rules) for f, found in sorted(by_family.items())}
     return PanelStatistics(families=ranked(families, shared), shared=shared)

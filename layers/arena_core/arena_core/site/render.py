@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from arena_core.site.collect import (
     FamilyView,
     LeaderboardData,
 )
+from arena_core.site.costs import CostSummary, per_forecast, summary, weekly
 from arena_core.site.feed import FeedItem
 from arena_core.site.markets import MarketView, price_charts
 from arena_core.site.panel_leaderboard import panel_leaderboard
@@ -141,10 +142,14 @@ class SiteRenderer:
         *,
         returns: Sequence[RangeChart] = (),
         feed: Sequence[FeedItem] = (),
+        costs: Sequence[dict[str, Any]] = (),
+        universe_weeks: Sequence[date] = (),
     ) -> dict[str, bytes]:
         """Every site-wide page and table: one leaderboard per methodology version (the current
         one first), each with its own statistics; the model pages show each version apart."""
         current = boards[0]
+        spend = board_costs(boards, costs)
+        starts = {c.cohort_id: c.week_start.date() for c in cohorts}
         common = {
             "rules": current.rules,
             "cohorts": cohorts,
@@ -159,10 +164,8 @@ class SiteRenderer:
                 boards=[(b, panel_leaderboard(b)) for b in boards],
                 returns=returns,
                 feed=feed,
+                spend=spend,
                 **common,
-            ),
-            "pairwise.html": self.page(
-                "pairwise.html.j2", 0, title="Every pair compared", sections=_pairwise(boards)
             ),
             "methodology.html": self.page("methodology.html.j2", 0, title="Methodology", **common),
             "data/index.html": self.page(
@@ -173,10 +176,14 @@ class SiteRenderer:
                 global_tables=tables.GLOBAL_TABLES,
                 cohort_tables=cohort_tables,
                 panel_tables=tuple(PANEL_TABLES),
+                weeks=universe_weeks,
                 **common,
             ),
             "data/cohorts.json": _cohorts_json(cohorts),
         }
+        files["pairwise.html"] = self.page(
+            "pairwise.html.j2", 0, title="Every pair compared", sections=_pairwise(boards)
+        )
         for table, rows in tables.global_tables(list(boards)).items():
             files.update(exports.table_files("data", table, rows))
         for family_id, sections in _model_sections(boards).items():
@@ -189,6 +196,8 @@ class SiteRenderer:
                 charts=sections[0]["view"].charts,
                 recent=sections[0]["view"].recent,
                 rules=current.rules,
+                spend=spend,
+                weekly_costs=weekly([r for r in costs if r["family_id"] == family_id], starts),
             )
         for name in ("style.css", "app.js"):
             files[f"static/{name}"] = (HERE / "static" / name).read_bytes()
@@ -245,6 +254,26 @@ class SiteRenderer:
             prompt = Prompt(system=details.system_prompt, user=details.user_prompt)
             files[f"decisions/{decision_id}.prompt.txt"] = prompt.transcript().encode()
         return files
+
+
+def board_costs(
+    boards: Sequence[LeaderboardData], costs: Sequence[dict[str, Any]]
+) -> dict[tuple[str, str], tuple[CostSummary, Decimal | None]]:
+    """Per (methodology, family): what its decisions cost over the leaderboard's cohorts, and
+    dollars per scored forecast (under v1+panel, per scored panel forecast)."""
+    found = {}
+    for board in boards:
+        ids = {c.cohort_id for c in board.cohorts}
+        for view in board.families:
+            family = view.spec.family_id
+            rows = [r for r in costs if r["family_id"] == family and r["cohort_id"] in ids]
+            cost = summary(rows)
+            forecasts = view.row.forecasts
+            if board.panel is not None:
+                stats = board.panel.statistics.families.get(family)
+                forecasts = stats.forecasts if stats else 0
+            found[(board.methodology, family)] = (cost, per_forecast(cost, forecasts))
+    return found
 
 
 def _cohorts_json(cohorts: Sequence[Cohort]) -> bytes:

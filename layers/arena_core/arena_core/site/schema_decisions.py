@@ -69,4 +69,21 @@ DECISION_TABLES: dict[str, tuple[str, tuple[Column, ...]]] = {
             ("filled_amount", "Executed: dollars spent or received."),
         ),
     ),
+    "costs": (
+        "What the models cost: per family, cohort and decision week, the decisions' tokens, "
+        "dollars (the provider's reported usage.cost) and waiting time. Site-wide; the rows "
+        "of every cohort are kept.",
+        (
+            ("methodology", "Methodology version of the cohort."),
+            ("family_id", "Family id."),
+            ("cohort_id", "Cohort id."),
+            ("week", "Decision week of the cohort."),
+            ("decisions", "Decisions (one per agent and week)."),
+            ("replies", "Replies (format retries included)."),
+            ("tokens_in", "Prompt tokens, as reported."),
+            ("tokens_out", "Completion tokens, as reported."),
+            ("cost_usd", "US dollars, as reported."),
+            ("latency_ms", "Milliseconds spent waiting for the replies."),
+        ),
+    ),
 }

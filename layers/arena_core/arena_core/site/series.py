@@ -77,8 +77,15 @@ def family_series(
     return LazySeries(load)
 
 
-def pnl_charts(name: str, series: LazySeries, now: datetime) -> list[RangeChart]:
-    return range_charts([(name, Measure(series, lambda p: p.pnl))], now, "$", FAMILY_USES)
+def pnl_charts(
+    name: str,
+    series: LazySeries,
+    now: datetime,
+    events: Sequence[tuple[datetime, str]] = (),
+) -> list[RangeChart]:
+    """A family's total P/L; ``events`` are marked on the time axis (lineup releases)."""
+    measure = Measure(series, lambda p: p.pnl)
+    return range_charts([(name, measure)], now, "$", FAMILY_USES, events)
 
 
 def return_charts(families: Sequence[tuple[str, LazySeries]], now: datetime) -> list[RangeChart]:

@@ -11,6 +11,8 @@ by category and by time to close. Pure: data in, results out (the seeds come fro
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
@@ -183,22 +185,6 @@ def ranked(stats: dict[str, FamilyStatistics], rankable: set[str]) -> dict[str, 
     return result
 
 
-def pairs(
-    rows: Mapping[str, Sequence[ScoredForecast]], returns: Mapping[str, Mapping[str, float]]
-) -> list[Pair]:
-    """Every two families on Brier (shared markets) and on return % (shared weeks), Holm-adjusted
-    within each measure."""
-    families = sorted(set(rows) | set(returns))
-    means = {f: market_means(rows.get(f, ()), "brier") for f in families}
-    found: list[Pair] = []
-    for measure, groups in (
-        ("brier", lambda a, b: difference_groups(means[a], means[b])),
-        ("return_pct", lambda a, b: weekly_differences(returns.get(a, {}), returns.get(b, {}))),
-    ):
-        found += _compared(families, measure, groups)
-    return found
-
-
 def _compared(
     families: Sequence[str],
     measure: str,
@@ -238,6 +224,85 @@ def breakdowns(
     return found
 
 
+@dataclass(frozen=True)
+class _ForecastPart:
+    """What the scored forecasts alone determine (all but the returns): it changes only when a
+    forecast is scored, so a publication that follows a snapshot reuses it."""
+
+    families: dict[str, FamilyStatistics]  # returns left out
+    market: Interval | None
+    pairs: list[Pair]  # on Brier
+    breakdowns: list[Breakdown]
+
+
+_CACHE: OrderedDict[str, _ForecastPart] = OrderedDict()
+CACHE_SIZE = 8  # leaderboards of a publication (one per methodology, and the panel's)
+
+
+def _digest(
+    families: Sequence[str],
+    rows: Mapping[str, Sequence[ScoredForecast]],
+    rules: RankingRules,
+    groups: Mapping[str, Callable[[ScoredForecast], str]],
+) -> str:
+    """Every input of the forecast part, hashed: equal digests, equal statistics."""
+    hasher = hashlib.sha256(repr((families, rules, sorted(groups))).encode())
+    for family in families:
+        for row in rows.get(family, ()):
+            labels = tuple(group(row) for group in groups.values())
+            hasher.update(
+                repr(
+                    (
+                        family,
+                        row.agent_id,
+                        row.cohort_id,
+                        row.market_id,
+                        row.p_yes,
+                        row.market_p_yes,
+                        row.outcome,
+                        labels,
+                    )
+                ).encode()
+            )
+    return hasher.hexdigest()
+
+
+def _forecast_part(
+    families: Sequence[str],
+    rows: Mapping[str, Sequence[ScoredForecast]],
+    rules: RankingRules,
+    groups: Mapping[str, Callable[[ScoredForecast], str]],
+) -> _ForecastPart:
+    key = _digest(families, rows, rules, groups)
+    found = _CACHE.get(key)
+    if found is not None:
+        _CACHE.move_to_end(key)
+        return found
+    every = [row for family in families for row in rows.get(family, ())]
+    part = _ForecastPart(
+        families={f: family_statistics(f, rows.get(f, ()), {}, rules) for f in families},
+        market=metric_interval(every, "market_brier"),
+        pairs=_brier_pairs(families, rows),
+        breakdowns=[b for f in families for b in breakdowns(f, rows.get(f, ()), groups)],
+    )
+    _CACHE[key] = part
+    while len(_CACHE) > CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return part
+
+
+def _brier_pairs(
+    families: Sequence[str], rows: Mapping[str, Sequence[ScoredForecast]]
+) -> list[Pair]:
+    means = {f: market_means(rows.get(f, ()), "brier") for f in families}
+    return _compared(families, "brier", lambda a, b: difference_groups(means[a], means[b]))
+
+
+def _return_interval(family_id: str, returns: Mapping[str, float]) -> Interval | None:
+    weekly = {cohort: [value] for cohort, value in sorted(returns.items())}
+    return cohort_bootstrap_mean(weekly, seed=seed_for("return", family_id, weekly))
+
+
 def compute(
     rows: Mapping[str, Sequence[ScoredForecast]],
     returns: Mapping[str, Mapping[str, float]],
@@ -246,13 +311,23 @@ def compute(
     rules: RankingRules,
     groups: Mapping[str, Callable[[ScoredForecast], str]],
 ) -> Statistics:
-    """Everything the leaderboard, the pairwise page and the model pages show."""
+    """Everything the leaderboard, the pairwise page and the model pages show. The part the
+    scored forecasts determine is computed once per set of forecasts (and reused while no
+    forecast is scored); the returns, which move with every snapshot, each time."""
     families = sorted(set(rows) | set(returns))
-    stats = {f: family_statistics(f, rows.get(f, ()), returns.get(f, {}), rules) for f in families}
-    every = [row for family in families for row in rows.get(family, ())]
+    part = _forecast_part(families, rows, rules, groups)
+    stats = {
+        f: replace(part.families[f], returns=_return_interval(f, returns.get(f, {})))
+        for f in families
+    }
+    weekly = _compared(
+        families,
+        "return_pct",
+        lambda a, b: weekly_differences(returns.get(a, {}), returns.get(b, {})),
+    )
     return Statistics(
         families=ranked(stats, rankable),
-        market=metric_interval(every, "market_brier"),
-        pairs=pairs(rows, returns),
-        breakdowns=[b for f in families for b in breakdowns(f, rows.get(f, ()), groups)],
+        market=part.market,
+        pairs=part.pairs + weekly,
+        breakdowns=part.breakdowns,
     )

@@ -180,7 +180,7 @@ def pairwise_rows(board: LeaderboardData) -> list[Row]:
                 "p_value": figure(result.p_value),
                 "p_holm": figure(result.p_holm),
                 "detectable": figure(result.detectable),
-                "more_needed": result.more_needed,
+                "more_needed": None if result.more_needed is None else int(result.more_needed),
             }
         rows.append(row)
     return rows

@@ -15,16 +15,42 @@ function setupRanges(section) {
   });
 }
 
-// A cell's sort key; null when the value is missing (an empty data-value), which sorts last in
-// either direction: a family without a Brier is never "best" by Brier.
+const MISSING = new Set(["", "—", "-", "–"]);
+
+// A cell's sort key; null when the value is missing (an empty data-value, or a dash), which
+// sorts last in either direction: a family without a Brier is never "best" by Brier. Without a
+// data-value, a cell that starts with a number ("$1,250.00", "12.5% [..]") sorts as it.
 function cellValue(row, index) {
   const cell = row.cells[index];
-  const raw = cell.dataset.value !== undefined ? cell.dataset.value : cell.textContent;
-  if (raw.trim() === "") {
+  if (cell === undefined) {
     return null;
   }
-  const number = Number(raw);
-  return Number.isNaN(number) ? raw.toLowerCase() : number;
+  const raw = cell.dataset.value !== undefined ? cell.dataset.value : cell.textContent.trim();
+  if (MISSING.has(raw.trim())) {
+    return null;
+  }
+  const leading = raw.replace(/[$,%+]/g, "").trim().split(/\s+/)[0];
+  const number = Number(leading);
+  return Number.isNaN(number) || leading === "" ? raw.toLowerCase() : number;
+}
+
+// Every table of figures sorts (the pairwise matrices are read across, not sorted): headers
+// without a sort button get one.
+function addSortButtons(table) {
+  const head = table.tHead;
+  if (!head || head.rows.length === 0 || table.querySelector("th button[data-sort]")) {
+    return;
+  }
+  Array.from(head.rows[0].cells).forEach((th, index) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.sort = String(index);
+    while (th.firstChild) {
+      button.appendChild(th.firstChild);
+    }
+    th.appendChild(button);
+  });
+  table.classList.add("sortable");
 }
 
 function compareCells(x, y, ascending) {
@@ -52,5 +78,6 @@ function setupSorting(table) {
 
 document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll("section.chart").forEach(setupRanges);
+  document.querySelectorAll("table:not(.matrix)").forEach(addSortButtons);
   document.querySelectorAll("table.sortable").forEach(setupSorting);
 });
