@@ -44,6 +44,14 @@ def snapshot_ttl_days(context: object) -> str:
     return str(days)
 
 
+def site_refresh_minutes(context: object) -> str:
+    """How often the snapshot ticks republish the live pages (default 30), checked at synth."""
+    minutes = 30 if context is None else int(str(context))
+    if not 10 <= minutes <= 10080:
+        raise ValueError(f"arena:siteRefreshMinutes must be between 10 and 10080, got {minutes}")
+    return str(minutes)
+
+
 class ArenaStack(Stack):
     def __init__(self, scope: Construct, construct_id: str, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, **kwargs)
@@ -74,6 +82,10 @@ class ArenaStack(Stack):
                 # Days before raw 10-minute snapshots expire (0: kept forever).
                 "ARENA_SNAPSHOT_TTL_DAYS": snapshot_ttl_days(
                     self.node.try_get_context("arena:snapshotTtlDays")
+                ),
+                # Minutes between the snapshot ticks' publications of the live pages.
+                "ARENA_SITE_REFRESH_MINUTES": site_refresh_minutes(
+                    self.node.try_get_context("arena:siteRefreshMinutes")
                 ),
             },
         )

@@ -67,7 +67,7 @@ def test_the_week_is_metered_per_function(template: dict[str, Any], measured: Me
     assert usage["Snapshot"].invocations == 7 * 24 * 6  # every 10 minutes, as deployed
     assert (usage["Prepare"].invocations, usage["Finalize"].invocations) == (1, 1)
     assert usage["Decide"].invocations == len(BASELINES)
-    assert usage["Publish"].invocations >= 1
+    assert usage["PublishWeekly"].invocations >= 1  # after the decision run, and at the end
     snapshot, decide = usage["Snapshot"], usage["Decide"]
     assert snapshot.requests["dynamodb:BatchWriteItem"] >= snapshot.invocations  # its snapshots
     assert snapshot.write_units > snapshot.invocations and snapshot.read_units > 0
@@ -105,17 +105,19 @@ def test_snapshots_every_five_minutes_move_the_snapshot_lines_only(
             props["ScheduleExpression"] = "rate(5 minutes)"
     before = _by_what(all_lines(template, measured, prices))
     after = _by_what(all_lines(faster, measured, prices))
-    for what in ("Lambda Snapshot requests", "Lambda Snapshot compute (1024 MB arm64)"):
-        assert after[what].quantity == pytest.approx(2 * before[what].quantity)
+    requests, compute = "Lambda Snapshot requests", "Lambda Snapshot compute (1024 MB arm64)"
+    assert after[requests].quantity == pytest.approx(2 * before[requests].quantity)
+    # Twice the passes, but the same publications (one per refresh window) in the compute.
+    assert before[compute].quantity < after[compute].quantity < 2 * before[compute].quantity
     assert after["Scheduler invocations"].quantity == pytest.approx(
         before["Scheduler invocations"].quantity + before["Lambda Snapshot requests"].quantity
     )
-    for what in (
-        "DynamoDB write request units",
-        "DynamoDB read request units",
-        "S3 PUT/LIST requests",
-    ):
+    for what in ("DynamoDB write request units", "DynamoDB read request units"):
         assert after[what].quantity > before[what].quantity
+    # The site is published once per refresh window, however often the snapshots run.
+    assert after["S3 PUT/LIST requests"].quantity == pytest.approx(
+        before["S3 PUT/LIST requests"].quantity
+    )
     moved = {
         what for what in before if after[what].quantity != pytest.approx(before[what].quantity)
     }
@@ -145,3 +147,22 @@ def test_the_report_names_the_biggest_items_and_ends_with_the_total(
     table = growth(measured, 5, 30)
     assert table.stored_after(52, ttl=True) < table.stored_after(52, ttl=False)
     assert any(line.startswith("Table growth per week: ") for line in out)
+
+
+def test_a_shorter_site_refresh_moves_the_publishing_lines(
+    template: dict[str, Any], measured: Measured
+) -> None:
+    prices = load_prices()
+    faster = copy.deepcopy(template)
+    for resource in faster["Resources"].values():
+        variables = resource.get("Properties", {}).get("Environment", {}).get("Variables", {})
+        if "ARENA_SITE_REFRESH_MINUTES" in variables:
+            assert variables["ARENA_SITE_REFRESH_MINUTES"] == "30"  # the default
+            variables["ARENA_SITE_REFRESH_MINUTES"] = "10"
+    before = _by_what(all_lines(template, measured, prices))
+    after = _by_what(all_lines(faster, measured, prices))
+    assert after["S3 PUT/LIST requests"].quantity > before["S3 PUT/LIST requests"].quantity
+    compute = "Lambda Snapshot compute (1024 MB arm64)"
+    assert after[compute].quantity > before[compute].quantity
+    for same in ("Lambda Snapshot requests", "Lambda Resolve requests", "CloudWatch alarms"):
+        assert after[same].quantity == pytest.approx(before[same].quantity)

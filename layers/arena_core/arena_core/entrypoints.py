@@ -8,13 +8,13 @@ function never imports the site renderer and Jinja2): cold-start budget.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
 from arena_core.bootstrap import Container
-from arena_core.constants import SNAPSHOT_PERIOD
+from arena_core.constants import RESOLVE_PERIOD, SNAPSHOT_PERIOD
 
 if TYPE_CHECKING:  # the workflow's models load only in the functions of the workflow
     from arena_core.services.open_cohort import OpenCohortResult
@@ -151,6 +151,18 @@ def site_refresh_due(c: Container) -> bool:
     return minutes % c.settings.site_refresh_minutes < SNAPSHOT_PERIOD.total_seconds() // 60
 
 
+REFERENCE_SUNDAY = datetime(2000, 1, 2, tzinfo=UTC)  # refresh windows count from Sundays 00:00
+
+
+def window_crossed(c: Container, since: timedelta) -> bool:
+    """Whether a site refresh window started within ``since`` before now: the first run of a
+    job after each window's start publishes, whatever minute the job's schedule fires at (an
+    hourly job crosses every window of an hour or less)."""
+    window = timedelta(minutes=c.settings.site_refresh_minutes)
+    now = c.clock.now()
+    return (now - REFERENCE_SUNDAY) // window != (now - since - REFERENCE_SUNDAY) // window
+
+
 def snapshot_and_publish(c: Container, *, weekly: bool = False) -> SnapshotResult:
     """A snapshot pass, then the site: a light publication on its refresh window, or (after
     the decision run) the weekly one, whatever the window."""
@@ -199,9 +211,10 @@ def resolve(c: Container) -> ResolveResult:
 
     report = ResolutionService(c.stores, c.market_source, c.clock).run()
     c.stores.views.record_job_run("resolve", c.clock.now())
-    # The hourly pass refreshes the leaderboards and statistics (the snapshot ticks between
-    # refresh only the live cohorts' pages): on its window, whether or not it settled anything.
-    site = publish_site(c, FULL) if site_refresh_due(c) else None
+    # The hourly pass refreshes the leaderboards, statistics and data (the snapshot ticks
+    # between refresh only the live cohorts' pages), whether or not it settled anything: at
+    # its first run of each refresh window (every run, with windows of an hour or less).
+    site = publish_site(c, FULL) if window_crossed(c, RESOLVE_PERIOD) else None
     return ResolveResult(
         checked=report.checked,
         settled={s.market_id: len(s.settled) for s in report.settled},

@@ -34,10 +34,11 @@ class ArenaSettings(BaseSettings):
     include_llms: bool = True
     include_baselines: bool = True
     baseline_seed: int = 0
-    # The scheduled jobs republish the site once per window of this many minutes, windows
-    # counted from Sunday 00:00 UTC (10: every snapshot; 10080: weekly). The decision run
-    # always publishes. The demo widens it: rendering dominates a simulated week's cost.
-    site_refresh_minutes: int = Field(default=10, ge=10, le=10080)
+    # The snapshot ticks republish the live cohorts' pages once per window of this many
+    # minutes, windows counted from Sunday 00:00 UTC (10: every snapshot; 10080: weekly). The
+    # hourly resolution pass and the decision run always publish (everything). 30 by default:
+    # uploads per tick dominate the site's cost. The demo widens it further.
+    site_refresh_minutes: int = Field(default=30, ge=10, le=10080)
     # The leaderboard ranks a family once it has this many scored forecasts over this many
     # cohorts; below that it is listed as provisional, without rank.
     min_forecasts: int = Field(default=30, ge=1)

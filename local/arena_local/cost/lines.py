@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from arena_core.constants import Metric
-from arena_local.cost.meter import PUBLISH, Usage
+from arena_local.cost.meter import Usage
 from arena_local.cost.model import (
     PER_AGENT,
+    PUBLISHED_BY,
     WEEKS_PER_MONTH,
     Line,
     Measured,
     invocations,
     lambda_lines,
+    publications,
     resources,
     schedules,
 )
@@ -22,10 +24,9 @@ GB = 1e9
 
 
 def _monthly(measured: Measured, cohorts: int, counts: dict[str, float]) -> dict[str, Usage]:
-    """Each function's measured usage per invocation × its invocations per month (publishing
-    at the deployed rate: once per snapshot pass); per-agent work × ``cohorts``."""
+    """Each function's measured usage per invocation × its invocations per month (each
+    publication scope at the deployed rate); per-agent work × ``cohorts``."""
     per_month: dict[str, Usage] = {}
-    counts = {**counts, PUBLISH: counts.get("Snapshot", 0.0)}
     for name, usage in measured.usage.items():
         calls = counts.get(name, usage.invocations / measured.weeks * WEEKS_PER_MONTH)
         factor = calls / max(usage.invocations, 1)
@@ -33,7 +34,7 @@ def _monthly(measured: Measured, cohorts: int, counts: dict[str, float]) -> dict
         scale = factor * (cohorts if name in PER_AGENT else 1)
         monthly = Usage(invocations=round(calls))
         monthly.read_units = usage.read_units * scale
-        monthly.write_units = usage.write_units * scale
+        monthly.write_units = usage.write_units * scale + usage.shared_write_units * factor
         for key, value in usage.requests.items():
             monthly.requests[key] = round(value * scale)
         monthly.site_uploads = round(usage.site_uploads * factor)
@@ -59,6 +60,7 @@ def all_lines(
 ) -> list[Line]:
     lines, lambda_calls = lambda_lines(template, measured, prices, cohorts)
     counts = invocations(template, measured, cohorts)
+    counts |= publications(template, counts)
     usage = _monthly(measured, cohorts, counts)
     p, assumed = prices, prices["assumptions"]
     months = assumed["months_of_history"]
@@ -68,7 +70,8 @@ def all_lines(
     # its Decide task: each entry is one billed transition.
     transitions = 4 * runs + 2 * counts.get("Decide", 0.0)
     audit = sum(u.put_bytes.get(measured.audit_bucket, 0) for u in usage.values())
-    site_puts = sum(u.site_uploads for u in usage.values()) + counts.get("Snapshot", 0.0)
+    published = sum(counts.get(p, 0.0) for p in PUBLISHED_BY)
+    site_puts = sum(u.site_uploads for u in usage.values()) + published  # + the manifest
     logs = (
         sum(u.log_bytes for u in usage.values())
         + lambda_calls * assumed["log_bytes_per_invocation"]
@@ -123,7 +126,7 @@ def all_lines(
         Line(
             "S3",
             "GET requests",
-            _requests(usage, "s3:GetObject", "s3:HeadObject") + counts.get("Snapshot", 0.0),
+            _requests(usage, "s3:GetObject", "s3:HeadObject") + published,
             "requests",
             p["s3_get_request"],
         ),

@@ -5,8 +5,9 @@ counts it there under the function running (the handlers are wrapped while it is
 with DynamoDB's request units worked out as DynamoDB bills them: a write unit per KB of each
 item written (twice in a transaction, once more per index the item is in), a read unit per
 4 KB read (strongly consistent; half on an index; twice in a transaction). Item sizes are
-DynamoDB's own measure (``limits.item_size``). Publishing the site is metered on its own
-(``Publish``): the deployment publishes far more often than the demo does.
+DynamoDB's own measure (``limits.item_size``). Publishing the site is metered on its own, per
+scope (``PublishLight``, ``PublishFull``, ``PublishWeekly``): the deployment publishes far more
+often than the demo does.
 """
 
 from __future__ import annotations
@@ -29,7 +30,11 @@ from arena_core.adapters.dynamodb.schema import GSI1PK, GSI2PK
 from arena_core.observability import logger
 
 Handler = Callable[..., Any]
-PUBLISH = "Publish"
+# Each publication scope on its own: a snapshot tick's, the hourly resolution pass's and the
+# weekly decision run's differ by far in what they read and write.
+PUBLICATIONS = {"light": "PublishLight", "full": "PublishFull", "weekly": "PublishWeekly"}
+PENDING = "PublishPending"  # a publication under way, before its scope is known
+SHARED = ("SERIES#", "JOBS")  # partitions written per family or per deployment, not per agent
 
 
 @dataclass
@@ -39,11 +44,26 @@ class Usage:
     requests: Counter[str] = field(default_factory=Counter)  # "service:Operation"
     read_units: float = 0.0
     write_units: float = 0.0
+    shared_write_units: float = 0.0  # per family or per deployment, not per agent
     put_bytes: Counter[str] = field(default_factory=Counter)  # S3 bytes written, by bucket
     site_uploads: int = 0  # site objects written by publishing
     log_bytes: int = 0
     prompts: int = 0  # decision prompts stored (one per model consultation)
     prompt_bytes: int = 0
+
+    def add(self, other: Usage) -> None:
+        """Fold another usage into this one (a publication, once its scope is known)."""
+        self.invocations += other.invocations
+        self.seconds += other.seconds
+        self.requests.update(other.requests)
+        self.read_units += other.read_units
+        self.write_units += other.write_units
+        self.shared_write_units += other.shared_write_units
+        self.put_bytes.update(other.put_bytes)
+        self.site_uploads += other.site_uploads
+        self.log_bytes += other.log_bytes
+        self.prompts += other.prompts
+        self.prompt_bytes += other.prompt_bytes
 
 
 def _write_units(item: Mapping[str, Any], factor: int = 1) -> float:
@@ -55,6 +75,21 @@ def _write_units(item: Mapping[str, Any], factor: int = 1) -> float:
 def _read_units(items: list[Mapping[str, Any]], factor: float = 1.0) -> float:
     size = sum(item_size(i) for i in items)
     return factor * max(1, math.ceil(size / 4096))
+
+
+def _shared_share(operation: str, params: Mapping[str, Any]) -> float:
+    """The share of a write's items that are per family or per deployment (series points, job
+    runs): they do not grow with the active cohorts as the agents' items do."""
+    if operation == "BatchWriteItem":
+        items = [r["PutRequest"]["Item"] for rs in params["RequestItems"].values() for r in rs]
+    elif operation == "PutItem":
+        items = [params["Item"]]
+    elif operation == "UpdateItem":
+        items = [params["Key"]]
+    else:
+        return 0.0
+    keys = [str(next(iter(i.get("PK", {}).values()), "")) for i in items]
+    return sum(k.startswith(SHARED) for k in keys) / len(keys) if keys else 0.0
 
 
 def dynamodb_units(
@@ -105,8 +140,10 @@ class Meter:
         usage.requests[f"{service}:{operation}"] += 1
         if service == "dynamodb":
             read, write = dynamodb_units(operation, params, parsed)
+            shared = _shared_share(operation, params)
             usage.read_units += read
-            usage.write_units += write
+            usage.write_units += write * (1 - shared)
+            usage.shared_write_units += write * shared
         elif service == "s3" and operation == "PutObject":
             usage.put_bytes[str(params.get("Bucket"))] += size
             if str(params.get("Key", "")).endswith("/prompt.txt"):
@@ -124,8 +161,21 @@ class Meter:
             finally:
                 usage.seconds += time.perf_counter() - started
                 self._stack.pop()
-            if function == PUBLISH:
+            if function == PENDING:
                 usage.site_uploads += int(getattr(result, "uploaded", 0))
+            return result
+
+        return metered
+
+    def wrap_publish(self, publish: Handler) -> Handler:
+        """The site's publication, metered under the scope it rendered (a tick on a site
+        without a home page renders everything: counted as the full publication it was)."""
+        pending = self.wrap(PENDING, publish)
+
+        def metered(container: Any, scope: Any = None) -> Any:
+            result = pending(container, scope)
+            done = self.usage.pop(PENDING)
+            self.of(PUBLICATIONS[str(getattr(result, "scope", "weekly"))]).add(done)
             return result
 
         return metered
@@ -154,7 +204,7 @@ class Meter:
             for name, handler in table.items():
                 table[name] = self.wrap(name.removeprefix("Functions"), handler)
         original_publish = entrypoints.publish_site
-        entrypoints.publish_site = self.wrap(PUBLISH, original_publish)
+        entrypoints.publish_site = self.wrap_publish(original_publish)
         try:
             with self._logs():
                 yield

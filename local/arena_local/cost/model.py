@@ -17,13 +17,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena_local.cost.meter import PUBLISH, Usage
+from arena_local.cost.meter import PUBLICATIONS, Usage
 
 PRICES = Path(__file__).with_name("prices-us-east-1.json")
 MONTH_MINUTES = 43830  # 30.4375 days
 WEEKS_PER_MONTH = MONTH_MINUTES / (7 * 1440)
 DECISION_FUNCTIONS = ("Prepare", "Decide", "Finalize")
-PER_AGENT = ("Snapshot", "Resolve", PUBLISH)  # their work grows with the active agents
+# Each publication runs with the function that triggers it: a snapshot tick, the hourly
+# resolution pass, the weekly run's Finalize.
+PUBLISHED_BY = {
+    PUBLICATIONS["light"]: "Snapshot",
+    PUBLICATIONS["full"]: "Resolve",
+    PUBLICATIONS["weekly"]: "Finalize",
+}
+PER_AGENT = ("Snapshot", "Resolve", *PUBLISHED_BY)  # their work grows with the active agents
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,26 @@ def functions(template: dict[str, Any]) -> dict[str, tuple[int, str]]:
     return found
 
 
+def refresh_minutes(template: dict[str, Any]) -> int:
+    """The deployment's site refresh window (the functions' ARENA_SITE_REFRESH_MINUTES)."""
+    for fn in resources(template, "AWS::Lambda::Function").values():
+        env = fn["Properties"].get("Environment", {}).get("Variables", {})
+        if "ARENA_SITE_REFRESH_MINUTES" in env:
+            return int(env["ARENA_SITE_REFRESH_MINUTES"])
+    return 30
+
+
+def publications(template: dict[str, Any], counts: dict[str, float]) -> dict[str, float]:
+    """Publications per month by scope: a snapshot tick per refresh window (live pages), the
+    resolution pass's first run in each window (everything), one per decision run (weekly)."""
+    windows = MONTH_MINUTES / refresh_minutes(template)
+    return {
+        PUBLICATIONS["light"]: min(counts.get("Snapshot", 0.0), windows),
+        PUBLICATIONS["full"]: min(counts.get("Resolve", 0.0), windows),
+        PUBLICATIONS["weekly"]: counts.get("Finalize", 0.0),
+    }
+
+
 def invocations(template: dict[str, Any], measured: Measured, cohorts: int) -> dict[str, float]:
     fired = schedules(template)
     runs = fired.get("workflow", 0.0)
@@ -114,17 +141,18 @@ def lambda_lines(
 ) -> tuple[list[Line], float]:
     counts = invocations(template, measured, cohorts)
     assumed = prices["assumptions"]
-    publish = measured.usage.get(PUBLISH, Usage())
-    publishes = counts.get("Snapshot", 0.0)  # the deployed refresh: every snapshot pass
     lines, total = [], 0.0
+    published = publications(template, counts)
     for name, (memory, arch) in sorted(functions(template).items()):
         usage = measured.usage.get(name, Usage())
         seconds = counts[name] * _average(usage, "seconds")
         if name == "Decide":  # waiting for the model: the LLM agents' share of decisions
             share = measured.llm_agents / max(measured.agents, 1)
             seconds += counts[name] * share * assumed["llm_reply_seconds"]
-        if name == "Snapshot":
-            seconds += publishes * _average(publish, "seconds")
+        for publication, trigger in PUBLISHED_BY.items():
+            if name == trigger:  # the publications this function makes, at the deployed refresh
+                usage_of = measured.usage.get(publication, Usage())
+                seconds += published[publication] * _average(usage_of, "seconds")
         gb_seconds = seconds * memory / 1024
         lines.append(
             Line(

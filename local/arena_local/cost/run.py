@@ -37,6 +37,9 @@ def measure_week(
             lineup=lineup,
             universe_size=universe_size,
             log_level=logging.INFO,  # the deployed level: its log lines are counted
+            # Daily windows: the week samples every kind of publication (a snapshot tick's,
+            # the resolution pass's, the decision run's), which the model prices per scope.
+            site_refresh_minutes=1440,
         )
         with meter.attached([HANDLERS, SCHEDULED]):
             report = DemoRun(options, markets, dict(template)).execute()

@@ -6,8 +6,8 @@ completed; older completed cohorts are left as published. A cohort's decision pa
 and raw replies (read from the audit bucket) are rendered only when its decisions changed since
 they were last published.
 
-A publication has a scope. A snapshot tick renders the live cohorts' pages and tables (their
-agents' values move every pass), which keeps it flat with history. The fuller publication, after
+A publication has a scope. A snapshot tick renders the live cohorts' and agents' pages (their
+values move every pass), which keeps it flat with history and cheap. The fuller publication, after
 each resolution pass (hourly) and decision run, also renders the leaderboards with their
 statistics, the model, home and pairwise pages and the site-wide tables, the market pages and
 the markets table, and the universes of weeks not yet published; the weekly one (after the
@@ -49,14 +49,15 @@ HOME = "index.html"
 class Scope:
     """What a publication renders beyond the pages every one renders."""
 
+    name: str
     boards: bool  # leaderboards, statistics, model pages, the home and pairwise pages
     markets: bool  # market pages, the markets table, new weeks' universes
     bundle: bool  # datapackage.json and dataset.zip
 
 
-LIGHT = Scope(boards=False, markets=False, bundle=False)  # a snapshot tick
-FULL = Scope(boards=True, markets=True, bundle=False)  # after a resolution pass
-WEEKLY = Scope(boards=True, markets=True, bundle=True)  # after the decision run (and a demo's last)
+LIGHT = Scope("light", boards=False, markets=False, bundle=False)  # a snapshot tick
+FULL = Scope("full", boards=True, markets=True, bundle=False)  # after a resolution pass
+WEEKLY = Scope("weekly", boards=True, markets=True, bundle=True)  # after a decision run
 
 
 class SiteReport(BaseModel):
@@ -65,6 +66,7 @@ class SiteReport(BaseModel):
     files: int
     uploaded: int
     cohorts_rendered: tuple[str, ...]
+    scope: str = "weekly"  # light, full or weekly: what was rendered (a first tick: full)
 
 
 class PublishSiteService:
@@ -112,8 +114,9 @@ class PublishSiteService:
         cohort_views = [collector.cohort_view(c) for c in live]
         files: dict[str, bytes] = {}
         for view in cohort_views:
-            self._read_changed_details(view, collector, published)
-            files.update(self._cohort_files(renderer, view))
+            if scope.boards:  # a tick renders pages only: data, decisions and marks wait
+                self._read_changed_details(view, collector, published)
+            files.update(self._cohort_files(renderer, view, scope.boards))
         weeks = run_weeks(cohorts, now)
         universes = new_universes(self._blobs, weeks, published) if scope.markets else {}
         shown = [w for w in weeks if w in universes or f"{universe_path(w)}.csv" in published]
@@ -138,11 +141,14 @@ class PublishSiteService:
             files=len(files),
             uploaded=len(report.uploaded),
             cohorts_rendered=tuple(c.cohort_id for c in live),
+            scope=scope.name,
         )
 
     @staticmethod
-    def _cohort_files(renderer: SiteRenderer, view: CohortView) -> dict[str, bytes]:
-        files = renderer.cohort_files(view)
+    def _cohort_files(renderer: SiteRenderer, view: CohortView, tables: bool) -> dict[str, bytes]:
+        files = renderer.cohort_files(view, tables=tables)
+        if not tables:
+            return files  # nothing marked done: the next fuller publication renders the rest
         cohort_id = view.cohort.cohort_id
         if view.details is not None:
             files[DECISIONS_MARK.format(cohort_id=cohort_id)] = decisions_marker(view.records())

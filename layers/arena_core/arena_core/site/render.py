@@ -203,7 +203,9 @@ class SiteRenderer:
             files[f"static/{name}"] = (HERE / "static" / name).read_bytes()
         return files
 
-    def cohort_files(self, view: CohortView) -> dict[str, bytes]:
+    def cohort_files(self, view: CohortView, *, tables: bool = True) -> dict[str, bytes]:
+        """The cohort's and its agents' pages; with ``tables``, its data files and (when its
+        decisions were read in full) its decision pages."""
         cohort_id = view.cohort.cohort_id
         files = {
             f"cohorts/{cohort_id}/index.html": self.page(
@@ -219,9 +221,10 @@ class SiteRenderer:
                 questions=view.question,
                 final=view.cohort.status is CohortStatus.COMPLETED,
             )
-        for table, rows in cohort_rows(view).items():
-            files.update(exports.table_files(f"data/cohorts/{cohort_id}", table, rows))
-        files.update(self.decision_files(view))
+        if tables:
+            for table, rows in cohort_rows(view).items():
+                files.update(exports.table_files(f"data/cohorts/{cohort_id}", table, rows))
+            files.update(self.decision_files(view))
         return files
 
     def market_files(self, views: Sequence[MarketView]) -> dict[str, bytes]:
