@@ -1,8 +1,9 @@
 """The ``arena`` command: ``demo``, ``serve`` and ``cost`` locally; ``rerun``, ``export``,
 ``lineup``, ``preview`` and ``status`` against a deployed stack (``status --dir`` also reads a
-demo's output); ``verify`` on any published site, a folder or a URL. Errors the system can explain (``ArenaError``) print one line and exit 2, as
-argparse does for a malformed invocation; library exceptions are translated into them where
-they arise, so an operator's mistake never ends in a traceback.
+demo's output); ``verify`` on any published site, a folder or a URL. Errors the system can
+explain (``ArenaError``) print one line and exit 2, as argparse does for a malformed
+invocation; library exceptions are translated into them where they arise, so an operator's
+mistake never ends in a traceback.
 
 ``demo`` needs the repository checkout beside the installed package (it synthesizes the CDK app
 in ``infra/`` and drives it on embedded AWS); the other commands need only this package and

@@ -12,7 +12,7 @@ the time it commits to. Every mismatch names the decision (or the run) and what 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import InvalidOperation
@@ -102,7 +102,7 @@ def _exports(site: SiteReader, cohort: dict[str, Any], report: Report) -> Cohort
 
 def _check_decision(
     site: SiteReader,
-    row: dict[str, Any],
+    row: Mapping[str, Any],
     exports: CohortExports,
     logged: set[tuple[str | None, str]],
     report: Report,
@@ -121,7 +121,7 @@ def _check_decision(
 
 
 def _mismatches(
-    site: SiteReader, row: dict[str, Any], exports: CohortExports, logged: set[Any]
+    site: SiteReader, row: Mapping[str, Any], exports: CohortExports, logged: set[Any]
 ) -> Iterator[str]:
     decision_id, commitment = str(row["decision_id"]), str(row["commitment"])
     try:

@@ -93,8 +93,7 @@ def test_the_site_bucket_refuses_to_rewrite_or_delete_commitments(raw: dict[str,
 
 def synthesized(context: dict[str, Any]) -> dict[str, Any]:
     _, stack = build_app(nag=False, context={**FAST, **context})
-    found: dict[str, Any] = Template.from_stack(stack).to_json()
-    return found
+    return dict(Template.from_stack(stack).to_json())
 
 
 def test_settings_come_from_context_and_are_checked_at_synth() -> None:

@@ -142,7 +142,7 @@ def test_times_are_utc_with_microseconds_and_z() -> None:
     paris = AT.astimezone(timezone(timedelta(hours=1)))
     assert timestamp(paris) == "2026-03-01T00:05:00.000000Z"
     with pytest.raises(ValueError, match="timezone"):
-        timestamp(datetime(2026, 3, 1))  # noqa: DTZ001 - the naive time is the point
+        timestamp(datetime(2026, 3, 1))
 
 
 def test_serialization_sorts_keys_without_whitespace_and_keeps_utf8() -> None:
