@@ -19,12 +19,13 @@ from decimal import InvalidOperation
 from typing import Any
 
 from arena_core.domain.commitment_log import LOG_KEY, LogEntry, decision_key, log_lines, merkle_root
-from arena_core.domain.commitments import differences, sha256_hex
+from arena_core.domain.commitments import sha256_hex
 from arena_core.errors import ConfigurationError
 from arena_local.verify_records import (
     DECISION_TABLES,
     PANEL_TABLE,
     CohortExports,
+    differences,
     inconsistencies,
     rebuild,
 )
@@ -40,6 +41,7 @@ class Report:
     cohorts: int = 0
     decisions: int = 0
     uncommitted: int = 0  # not succeeded: nothing committed yet
+    predating: int = 0  # in exports published before commitments (no commitment column)
     runs: int = 0
     log_lines: int = 0
     superseded: int = 0  # log lines of completions that did not close their decision
@@ -109,6 +111,11 @@ def _check_decision(
 ) -> None:
     report.decisions += 1
     decision_id, commitment = str(row["decision_id"]), row.get("commitment")
+    if "commitment" not in row:  # published before commitments existed: nothing to check
+        report.predating += 1
+        if any(logged_id == decision_id for logged_id, _ in logged):
+            report.problems.append(f"{decision_id}: logged, but its export has no commitment")
+        return
     if not commitment:
         if row.get("status") == "succeeded":
             report.problems.append(f"{decision_id}: succeeded without a commitment")
@@ -194,7 +201,7 @@ def _check_run(site: SiteReader, entry: LogEntry, report: Report) -> None:
     for decision_id, commitment in leaves:
         exported = report.commitments.get(decision_id)
         if exported is None:
-            report.problems.append(f"{decision_id}: under {name}'s root but not in the exports")
+            report.problems.append(f"{decision_id}: under {name}'s root, no commitment exported")
         elif exported != commitment:
             report.problems.append(
                 f"{decision_id}: its commitment {exported} is not the one under {name}'s root "
@@ -231,6 +238,8 @@ def render(report: Report) -> list[str]:
         f"{report.superseded} superseded completions (retried after a crash)",
         *(f"Note: {n}" for n in report.notes),
     ]
+    if report.predating:
+        lines.append(f"Note: {report.predating} decisions were published before commitments")
     if report.ok:
         return [*lines, f"OK: all {committed} commitments match the exports, the log and the roots"]
     return [

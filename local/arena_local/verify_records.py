@@ -3,7 +3,8 @@ from them with the same definition the decide path commits (``arena_core.domain.
 
 The JSON exports are read (they keep text exactly; the CSV files guard formula-like text). The
 prompt's hash is taken over the same transcript the audit stores (``Prompt.transcript``), each
-reply's over its raw body as exported, in attempt order.
+reply's over its raw body as exported, in attempt order. ``differences`` says where a committed
+record and a rebuilt one differ, for the report.
 """
 
 from __future__ import annotations
@@ -138,3 +139,24 @@ def inconsistencies(decision_id: str, exports: CohortExports) -> list[str]:
                 )
     found += [f"trade {t} is not an executed instruction" for t in sorted(set(trades) - executed)]
     return found
+
+
+def differences(committed: Mapping[str, Any], rebuilt: Mapping[str, Any]) -> list[str]:
+    """Where two records differ, as paths (``trades[0].price: 0.55 != 0.54``); for reports."""
+    found: list[str] = []
+    _diff(committed, rebuilt, "", found)
+    return found
+
+
+def _diff(left: Any, right: Any, path: str, found: list[str]) -> None:
+    if isinstance(left, Mapping) and isinstance(right, Mapping):
+        for key in sorted(set(left) | set(right)):
+            _diff(left.get(key), right.get(key), f"{path}.{key}" if path else str(key), found)
+    elif isinstance(left, Sequence) and isinstance(right, Sequence) and not isinstance(left, str):
+        if len(left) != len(right):
+            found.append(f"{path}: {len(left)} entries committed, {len(right)} exported")
+            return
+        for i, (a, b) in enumerate(zip(left, right, strict=True)):
+            _diff(a, b, f"{path}[{i}]", found)
+    elif left != right:
+        found.append(f"{path}: committed {left!r}, exported {right!r}")

@@ -22,6 +22,7 @@ from arena_core.services.commitments import append_to_log, unlisted_entries
 from arena_local.cli import main
 from arena_local.memory import FolderCommitmentStore
 from arena_local.verify import Report, render, verify
+from arena_local.verify_records import differences
 from arena_local.verify_site import HttpSite, open_site
 from tests.support.commitment_site import BETTOR, FAILING, FALLBACK, CommittedSite, build_site
 
@@ -201,3 +202,32 @@ def test_a_panel_site_commits_the_forecasts(tmp_path: Path) -> None:
     alter(site, "panel_forecasts", lambda rows: of(rows, decision_id).update(p_yes="0.7"))
     (problem,) = check(site.root).problems
     assert problem.startswith(decision_id) and "forecasts[0].p_yes" in problem
+
+
+def test_differences_name_the_paths_that_differ() -> None:
+    committed = {"trades": [{"price": "0.4"}], "reply_sha256": ["a"], "week": "1"}
+    exported = {"trades": [{"price": "0.41"}], "reply_sha256": ["a", "b"], "week": "1"}
+    assert differences(committed, exported) == [
+        "reply_sha256: 1 entries committed, 2 exported",
+        "trades[0].price: committed '0.4', exported '0.41'",
+    ]
+
+
+def test_a_cohort_published_before_commitments_is_noted_not_failed(site: CommittedSite) -> None:
+    # Given a decisions export without the commitment column (published before commitments)
+    def drop(rows: Rows) -> None:
+        for row in rows:
+            del row["commitment"]
+
+    alter(site, "decisions", drop)
+    # When the log names its decisions, then dropping the column is a mismatch
+    logged = check(site.root)
+    assert len(logged.problems) == 9 + 9  # each logged decision, and each leaf of the run
+    assert all("logged, but its export has no commitment" in p for p in logged.problems[:9])
+    assert all("under run run-1's root, no commitment exported" in p for p in logged.problems[9:])
+    # When nothing names them (no log, no run), they are noted, not failed
+    shutil.rmtree(site.root / "commitments")
+    report = check(site.root)
+    assert report.ok, report.problems
+    assert report.predating == 10
+    assert "Note: 10 decisions were published before commitments" in render(report)

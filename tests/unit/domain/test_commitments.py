@@ -24,7 +24,6 @@ from arena_core.domain.commitments import (
     CommittedTrade,
     canonical_json,
     commitment_of,
-    differences,
     number,
     timestamp,
 )
@@ -192,12 +191,6 @@ def test_a_record_needs_the_hashes_taken_when_the_blobs_were_stored() -> None:
     unhashed = outcome().model_copy(update={"prompt_sha256": None})
     with pytest.raises(ValueError, match="hashes are missing"):
         commitment_of(record(), unhashed, AT)
-
-
-def test_differences_name_the_paths_that_differ() -> None:
-    committed = json.loads(commitment_of(record(), outcome(), AT).canonical())
-    exported = json.loads(commitment_of(record(), outcome(price="0.41"), AT).canonical())
-    assert differences(committed, exported) == ["trades[0].price: committed '0.4', exported '0.41'"]
 
 
 def pair(left: str, right: str) -> str:

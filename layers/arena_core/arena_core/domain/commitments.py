@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -224,24 +224,3 @@ def _instruction(index: int, asked: BetInstruction | SellInstruction) -> Committ
     return CommittedInstruction(
         index, "sell", position_id=asked.position_id, percentage=asked.percentage
     )
-
-
-def differences(committed: Mapping[str, Any], rebuilt: Mapping[str, Any]) -> list[str]:
-    """Where two records differ, as paths (``trades[0].price: 0.55 != 0.54``); for reports."""
-    found: list[str] = []
-    _diff(committed, rebuilt, "", found)
-    return found
-
-
-def _diff(left: Any, right: Any, path: str, found: list[str]) -> None:
-    if isinstance(left, Mapping) and isinstance(right, Mapping):
-        for key in sorted(set(left) | set(right)):
-            _diff(left.get(key), right.get(key), f"{path}.{key}" if path else str(key), found)
-    elif isinstance(left, Sequence) and isinstance(right, Sequence) and not isinstance(left, str):
-        if len(left) != len(right):
-            found.append(f"{path}: {len(left)} entries committed, {len(right)} exported")
-            return
-        for i, (a, b) in enumerate(zip(left, right, strict=True)):
-            _diff(a, b, f"{path}[{i}]", found)
-    elif left != right:
-        found.append(f"{path}: committed {left!r}, exported {right!r}")
