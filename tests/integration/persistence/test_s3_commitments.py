@@ -46,6 +46,9 @@ def test_a_committed_object_is_written_once_with_its_retention(s3: Any) -> None:
     assert head["ObjectLockRetainUntilDate"] == NOW + timedelta(days=30)
     assert head["CacheControl"] == IMMUTABLE
     assert head["ContentType"] == "application/json"
+    # with the integrity checksum S3 requires of a write with Object Lock parameters
+    checked = s3.head_object(Bucket="site", Key=KEY, ChecksumMode="ENABLED")
+    assert checked["ChecksumSHA256"]
     # and nobody can delete the retained version (one version: nothing was overwritten)
     versions = s3.list_object_versions(Bucket="site", Prefix=KEY)["Versions"]
     assert len(versions) == 1

@@ -24,9 +24,15 @@ class ObjectLock:
     clock: Clock = field(default_factory=SystemClock, compare=False)
 
     def put_arguments(self) -> dict[str, Any]:
-        """The PutObject arguments that retain the object (needs s3:PutObjectRetention)."""
+        """The PutObject arguments that retain the object (needs s3:PutObjectRetention). S3
+        refuses Object Lock parameters without an integrity checksum: one is asked for
+        explicitly, whatever the SDK in the Lambda runtime sends by default."""
         until = self.clock.now() + timedelta(days=self.days)
-        return {"ObjectLockMode": self.mode.value, "ObjectLockRetainUntilDate": until}
+        return {
+            "ObjectLockMode": self.mode.value,
+            "ObjectLockRetainUntilDate": until,
+            "ChecksumAlgorithm": "SHA256",
+        }
 
 
 def object_lock(mode: ObjectLockMode | None, days: int) -> ObjectLock | None:
