@@ -60,11 +60,15 @@ def verify(site: SiteReader) -> Report:
     listing = site.get("data/cohorts.json")
     if listing is None:
         raise ConfigurationError(f"no data/cohorts.json at {site.location}: not an arena site")
+    try:
+        cohorts = [(str(c["cohort_id"]), " ".join(c.get("files", []))) for c in listing.json()]
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ConfigurationError(f"data/cohorts.json at {site.location} is unreadable") from exc
     entries = _log(site, report)
     logged = {(e.decision_id, e.sha256) for e in entries if e.kind == "decision"}
-    for cohort in listing.json():
+    for cohort_id, listed in cohorts:
         report.cohorts += 1
-        exports = _exports(site, cohort, report)
+        exports = _exports(site, cohort_id, listed, report)
         for row in exports.decisions:
             _check_decision(site, row, exports, logged, report)
     for entry in entries:
@@ -89,16 +93,24 @@ def _log(site: SiteReader, report: Report) -> list[LogEntry]:
     return entries
 
 
-def _exports(site: SiteReader, cohort: dict[str, Any], report: Report) -> CohortExports:
-    cohort_id = str(cohort["cohort_id"])
-    listed = " ".join(cohort.get("files", []))
+def _exports(site: SiteReader, cohort_id: str, listed: str, report: Report) -> CohortExports:
+    """The cohort's tables (``listed``: its files, as cohorts.json names them); a table that
+    is missing or unreadable is a problem, and counts as empty."""
     tables: dict[str, list[dict[str, Any]]] = {}
     for table in (*DECISION_TABLES, PANEL_TABLE):
         fetched = site.get(f"data/cohorts/{cohort_id}/{table}.json")
-        if fetched is not None:
-            tables[table] = fetched.json()
-        elif table in DECISION_TABLES or f"/{table}.csv" in listed:
-            report.problems.append(f"cohort {cohort_id}: {table}.json is missing")
+        if fetched is None:
+            if table in DECISION_TABLES or f"/{table}.csv" in listed:
+                report.problems.append(f"cohort {cohort_id}: {table}.json is missing")
+            continue
+        try:
+            rows = fetched.json()
+            if not all(isinstance(r, dict) and "decision_id" in r for r in rows):
+                raise ValueError("rows without a decision_id")
+        except (ValueError, TypeError) as exc:
+            report.problems.append(f"cohort {cohort_id}: {table}.json cannot be read: {exc}")
+            continue
+        tables[table] = rows
     return CohortExports.of(cohort_id, tables)
 
 

@@ -231,3 +231,18 @@ def test_a_cohort_published_before_commitments_is_noted_not_failed(site: Committ
     assert report.ok, report.problems
     assert report.predating == 10
     assert "Note: 10 decisions were published before commitments" in render(report)
+
+
+def test_a_garbled_table_or_listing_is_reported_in_one_line(
+    site: CommittedSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cohort = site.root / f"data/cohorts/{site.cohort.cohort_id}"
+    (cohort / "trades.json").write_text("[1, 2]")
+    (cohort / "replies.json").unlink()
+    report = check(site.root)
+    assert f"cohort {site.cohort.cohort_id}: trades.json cannot be read" in report.problems[0]
+    assert f"cohort {site.cohort.cohort_id}: replies.json is missing" in report.problems[1]
+    assert not report.ok  # and every decision that needed them fails too
+    (site.root / "data/cohorts.json").write_text('{"not": "a list"}')
+    assert main(["verify", "--site", str(site.root)]) == 2
+    assert "data/cohorts.json at" in capsys.readouterr().err
