@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from aws_cdk import Acknowledgment, Stack, Validations
 
-from infra.constructs.grants import DATA, DECISIONS, PANELS, UNIVERSES
+from infra.constructs.grants import (
+    COMMITMENTS,
+    COMMITTED_DECISIONS,
+    COMMITTED_RUNS,
+    DATA,
+    DECISIONS,
+    PANELS,
+    UNIVERSES,
+)
 
 BASIC_EXECUTION = "arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
 RULES: dict[str, str] = {
@@ -79,6 +87,19 @@ def wildcard_resources(stack: Stack) -> dict[str, str]:
         "Decide writes, and the publishers read, each decision's prompt and raw replies under "
         "decisions/<decision id>/claim-<n>/: ids are made at run time, so the prefix is the "
         "narrowest pattern; the publishers cannot write it and nothing can delete."
+    )
+    found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/{COMMITTED_DECISIONS}]"] = (
+        "Decide writes each decision's commitment once, at commitments/decisions/<decision "
+        "id>/<its sha256>.json: ids and hashes are made at run time, so the prefix is the "
+        "narrowest pattern; the bucket policy refuses any overwrite or delete there."
+    )
+    found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/{COMMITTED_RUNS}]"] = (
+        "Finalize writes each decision run's Merkle root once, at commitments/runs/<run time>-"
+        "<execution>.json: names are made at run time, so the prefix is the narrowest pattern."
+    )
+    found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/{COMMITMENTS}]"] = (
+        "Finalize reads back the committed objects its log does not list yet (a decision whose "
+        "line could not be appended): public objects, read only."
     )
     functions = stack.node.find_child("Functions")
     for child in functions.node.children:

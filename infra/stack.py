@@ -3,8 +3,9 @@
 Grants, least privilege, come from one table (``constructs/grants.py``): each function gets the
 DynamoDB actions its code calls (indexes by name, only where it queries one); Prepare reads and
 writes the universes in the audit bucket, Decide reads them and writes prompts and replies under
-decisions/, the publishers (Snapshot, Resolve, Finalize) only read decisions/ and are the only
-writers of the site bucket; only Decide reads the OpenRouter secret.
+decisions/ (retained), the publishers (Snapshot, Resolve, Finalize) only read decisions/ and
+write the site; Decide writes its decisions' commitments (retained) and appends to their log,
+Finalize the run's root; only Decide reads the OpenRouter secret.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
+from arena_core.constants import ObjectLockMode
 from arena_core.domain.panel import Methodology
 from infra.constructs.functions import Functions
 from infra.constructs.grants import Targets, apply_grants
@@ -52,6 +54,27 @@ def site_refresh_minutes(context: object) -> str:
     return str(minutes)
 
 
+DEFAULT_LOCK_DAYS = 3650  # ten years of retention for commitments and audit records
+
+
+def object_lock_mode(context: object) -> str:
+    """GOVERNANCE (default) or COMPLIANCE, checked at synth."""
+    value = str(context or ObjectLockMode.GOVERNANCE.value)
+    if value not in {m.value for m in ObjectLockMode}:
+        choices = ", ".join(m.value for m in ObjectLockMode)
+        raise ValueError(f"arena:objectLockMode must be one of {choices}, got {value!r}")
+    return value
+
+
+def object_lock_days(context: object, *, retain: bool) -> str:
+    """Days each commitment and audit record is retained (0: none). The default is ten years,
+    or none when the data is not retained: cdk destroy could not empty the buckets."""
+    days = (DEFAULT_LOCK_DAYS if retain else 0) if context is None else int(str(context))
+    if not 0 <= days <= 36500:
+        raise ValueError(f"arena:objectLockDays must be between 0 and 36500, got {days}")
+    return str(days)
+
+
 class ArenaStack(Stack):
     def __init__(self, scope: Construct, construct_id: str, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, **kwargs)
@@ -86,6 +109,13 @@ class ArenaStack(Stack):
                 # Minutes between the snapshot ticks' publications of the live pages.
                 "ARENA_SITE_REFRESH_MINUTES": site_refresh_minutes(
                     self.node.try_get_context("arena:siteRefreshMinutes")
+                ),
+                # Object Lock retention of each commitment and audit record when written.
+                "ARENA_OBJECT_LOCK_MODE": object_lock_mode(
+                    self.node.try_get_context("arena:objectLockMode")
+                ),
+                "ARENA_OBJECT_LOCK_DAYS": object_lock_days(
+                    self.node.try_get_context("arena:objectLockDays"), retain=retain
                 ),
             },
         )

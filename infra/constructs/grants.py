@@ -9,8 +9,10 @@ comments name the calls that need each action. Two rules of IAM shape the rows:
   TransactWriteItems action). No transaction here has a ConditionCheck part.
 - S3 answers a read of an absent key with 404 only to a caller allowed s3:ListBucket on the
   bucket (403 AccessDenied otherwise). Code that treats "absent" as an answer (the universe
-  lookup, the site manifest before the first publish) therefore needs ListBucket, although it
-  never lists.
+  lookup, the site manifest before the first publish, the commitments log before its first
+  line) therefore needs ListBucket, although it never lists.
+- A PutObject that sets an Object Lock retention also needs s3:PutObjectRetention: every audit
+  record is retained, and so is every committed object (the deployment's mode and days).
 
 Indexes are granted by name, and only Query: no function reads an index otherwise.
 ``tests/infra/test_least_privilege.py`` checks the synthesized policies against these rows and
@@ -30,26 +32,36 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 
 from arena_core.adapters.dynamodb.schema import GSI1, GSI2
 from arena_core.adapters.site_publishers import MANIFEST
+from arena_core.domain.commitment_log import DECISIONS_PREFIX, LOG_KEY, RUNS_PREFIX
 
 # Audit bucket key patterns (see PrepareRunService._universe and DecideService._consult).
 UNIVERSES = "universes/*"  # the week's market universe, captured once by Prepare
 DECISIONS = "decisions/*"  # prompts and raw replies, written by Decide, shown by the site
-DATA = "data/*"  # the site's dataset: read back by the publishers to carry it over
 PANELS = "panels/*"  # v1+panel: the week's forecast panel, drawn by Prepare, read by Decide
+DATA = "data/*"  # the site's dataset: read back by the publishers to carry it over
+# Site bucket key patterns of the public commitments (arena_core.domain.commitment_log).
+COMMITTED_DECISIONS = f"{DECISIONS_PREFIX}*"  # Decide: each decision's record, once
+COMMITTED_RUNS = f"{RUNS_PREFIX}*"  # Finalize: each run's root, once
+COMMITMENTS = "commitments/*"  # Finalize reads back what the log does not list yet
+COMMITMENTS_LOG = LOG_KEY  # Decide appends its line; Finalize whatever is missing
 
 
 @dataclass(frozen=True)
 class Grant:
     """One function's row: DynamoDB actions on the table (without the ``dynamodb:`` prefix),
-    the indexes it queries, the audit key patterns it reads and writes, and what else it
-    touches."""
+    the indexes it queries, the key patterns it reads and writes in each bucket, and what else
+    it touches. Audit writes are retained; site keys are written plainly (``site_writes``) or
+    once and retained (``site_commits``)."""
 
     table: tuple[str, ...] = ()
     indexes: tuple[str, ...] = ()
     audit_reads: tuple[str, ...] = ()
     audit_writes: tuple[str, ...] = ()
     audit_absent_keys: bool = False  # it looks up audit keys that may not exist (needs 404)
-    publishes_site: bool = False
+    site_reads: tuple[str, ...] = ()
+    site_writes: tuple[str, ...] = ()
+    site_commits: tuple[str, ...] = ()
+    site_absent_keys: bool = False  # it reads site keys that may not exist (needs 404)
     reads_secret: bool = False
 
 
@@ -68,15 +80,21 @@ _SNAPSHOT_AND_PUBLISH = (
 )
 
 
-def _publisher(*table: str) -> Grant:
+def _publisher(
+    *table: str, site_reads: tuple[str, ...] = (), site_commits: tuple[str, ...] = ()
+) -> Grant:
     """A function that publishes the site: its own table actions, the reads every publish
-    makes (both indexes, prompts and raw replies under decisions/*, the weekly universes) and
-    the site bucket."""
+    makes (both indexes, prompts and raw replies under decisions/*, the weekly universes), any
+    page of the site bucket, its manifest of digests (absent before the first publish) and the
+    dataset files it carries over (the markets and costs tables, the weekly dataset.zip)."""
     return Grant(
         table=table,
         indexes=(GSI1, GSI2),
         audit_reads=(DECISIONS, UNIVERSES),
-        publishes_site=True,
+        site_reads=(MANIFEST, DATA, *site_reads),
+        site_writes=("*",),
+        site_commits=site_commits,
+        site_absent_keys=True,
     )
 
 
@@ -98,16 +116,26 @@ GRANTS: dict[str, Grant] = {
     # get_agent, get_cohort, get_trade (GetItem); positions (Query); held markets
     # (BatchGetItem); the claim, checkpoint, finish and first-decision mark (UpdateItem);
     # apply_trade's transaction: Put trade, position and open guard, Update decision, agent,
-    # aggregate and market, Delete the guard when a sell closes a position.
-    # v1+panel: the week's panel (read back) and the decision's trade coherence (PutItem).
+    # aggregate and market, Delete the guard when a sell closes a position. The decision's
+    # commitment (written once, retained) and its line appended to the log (read, then a
+    # conditional replace; absent before the first line). v1+panel: the week's panel (read
+    # back) and the decision's trade coherence (PutItem).
     "Decide": Grant(
         table=("GetItem", "BatchGetItem", "Query", "UpdateItem", "PutItem", "DeleteItem"),
         audit_reads=(UNIVERSES, PANELS),
         audit_writes=(DECISIONS,),
+        site_reads=(COMMITMENTS_LOG,),
+        site_writes=(COMMITMENTS_LOG,),
+        site_commits=(COMMITTED_DECISIONS,),
+        site_absent_keys=True,
         reads_secret=True,
     ),
-    # decision_counts is pure; then a snapshot pass and the site, as Snapshot.
-    "Finalize": _publisher(*_SNAPSHOT_AND_PUBLISH),
+    # decision_counts is pure; the run's root (its decisions by GetItem; written once,
+    # retained), the committed objects the log misses (listed, read back) appended to it; then
+    # a snapshot pass and the site, as Snapshot.
+    "Finalize": _publisher(
+        *_SNAPSHOT_AND_PUBLISH, site_reads=(COMMITMENTS,), site_commits=(COMMITTED_RUNS,)
+    ),
     "Snapshot": _publisher(*_SNAPSHOT_AND_PUBLISH),
     # Markets to resolve and open positions per market (GSI1 Query), every position on a market
     # (GSI2 Query), market states (BatchGetItem, UpdateItem); apply_settlement's transaction
@@ -150,8 +178,19 @@ def statements(grant: Grant, targets: Targets) -> list[iam.PolicyStatement]:
     """The policy statements of one row (the secret aside: its grant is CDK's own)."""
     return [
         *_table_statements(grant, targets.table),
-        *_audit_statements(grant, targets.audit),
-        *(_site_statements(targets.site) if grant.publishes_site else []),
+        *_bucket_statements(
+            targets.audit,
+            reads=grant.audit_reads,
+            commits=grant.audit_writes,
+            absent_keys=grant.audit_absent_keys,
+        ),
+        *_bucket_statements(
+            targets.site,
+            reads=grant.site_reads,
+            writes=grant.site_writes,
+            commits=grant.site_commits,
+            absent_keys=grant.site_absent_keys,
+        ),
     ]
 
 
@@ -169,25 +208,24 @@ def _table_statements(grant: Grant, table: dynamodb.ITableV2) -> list[iam.Policy
     return found
 
 
-def _audit_statements(grant: Grant, audit: s3.IBucket) -> list[iam.PolicyStatement]:
-    """One statement per key pattern, with the object actions allowed on it."""
+def _bucket_statements(
+    bucket: s3.IBucket,
+    *,
+    reads: tuple[str, ...] = (),
+    writes: tuple[str, ...] = (),
+    commits: tuple[str, ...] = (),
+    absent_keys: bool = False,
+) -> list[iam.PolicyStatement]:
+    """One statement per key pattern, with the object actions allowed on it: GetObject to
+    read, PutObject to write, and PutObjectRetention too where the write is retained."""
     actions: dict[str, list[str]] = {}
-    for pattern in grant.audit_reads:
+    for pattern in reads:
         actions.setdefault(pattern, []).append("s3:GetObject")
-    for pattern in grant.audit_writes:
+    for pattern in writes:
         actions.setdefault(pattern, []).append("s3:PutObject")
-    found = [_allow(acts, [audit.arn_for_objects(p)]) for p, acts in actions.items()]
-    if grant.audit_absent_keys:
-        found.append(_allow(["s3:ListBucket"], [audit.bucket_arn]))
+    for pattern in commits:
+        actions.setdefault(pattern, []).extend(["s3:PutObject", "s3:PutObjectRetention"])
+    found = [_allow(acts, [bucket.arn_for_objects(p)]) for p, acts in actions.items()]
+    if absent_keys:
+        found.append(_allow(["s3:ListBucket"], [bucket.bucket_arn]))
     return found
-
-
-def _site_statements(site: s3.IBucket) -> list[iam.PolicyStatement]:
-    """Publishing writes any page and reads back its manifest of digests and what it carries
-    over under data/ (the markets table, the files of the weekly dataset.zip); ListBucket lets
-    an absent key (an empty bucket, the first publish) answer 404."""
-    return [
-        _allow(["s3:PutObject"], [site.arn_for_objects("*")]),
-        _allow(["s3:GetObject"], [site.arn_for_objects(MANIFEST), site.arn_for_objects(DATA)]),
-        _allow(["s3:ListBucket"], [site.bucket_arn]),
-    ]

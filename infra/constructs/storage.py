@@ -1,5 +1,14 @@
 """Storage: the DynamoDB table (key schema and TTL attribute from arena_core), the audit and
-site buckets."""
+site buckets.
+
+Both buckets are created with S3 Object Lock enabled (hence versioned) and no default
+retention: the functions retain each audit record and each committed object when they write
+it, with the deployment's mode and days (``arena:objectLockMode``, ``arena:objectLockDays``),
+while the site's pages stay overwritable (their old versions expire after a day). With data
+retained (the default) the site bucket's policy also refuses, to every principal, an
+unconditional write under commitments/ (so a committed object is never replaced, and the log
+only changes by a conditional replace) and any delete there (no delete marker can hide one).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +16,7 @@ from typing import Any
 
 from aws_cdk import Duration, RemovalPolicy
 from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
@@ -21,6 +31,7 @@ from arena_core.adapters.dynamodb.schema import (
     PK,
     SK,
 )
+from arena_core.domain.commitment_log import DECISIONS_PREFIX, LOG_KEY, RUNS_PREFIX
 
 
 def _string(name: str) -> dynamodb.Attribute:
@@ -75,6 +86,7 @@ class Storage(Construct):
         self.audit_bucket = private_bucket(
             "Audit",
             versioned=True,
+            object_lock_enabled=True,
             server_access_logs_bucket=self.logs_bucket,
             server_access_logs_prefix="audit/",
             lifecycle_rules=[
@@ -90,5 +102,38 @@ class Storage(Construct):
             ],
         )
         self.site_bucket = private_bucket(
-            "Site", server_access_logs_bucket=self.logs_bucket, server_access_logs_prefix="site/"
+            "Site",
+            versioned=True,
+            object_lock_enabled=True,
+            server_access_logs_bucket=self.logs_bucket,
+            server_access_logs_prefix="site/",
+            # Pages are overwritten every publication; committed objects never are.
+            lifecycle_rules=[s3.LifecycleRule(noncurrent_version_expiration=Duration.days(1))],
         )
+        if retain:  # cdk destroy empties the buckets otherwise, commitments included
+            for statement in write_once_statements(self.site_bucket):
+                self.site_bucket.add_to_resource_policy(statement)
+
+
+def write_once_statements(bucket: s3.IBucket) -> list[iam.PolicyStatement]:
+    """Deny, to everyone: a write of a committed object without If-None-Match, a write of the
+    log without If-Match or If-None-Match, and any delete under commitments/."""
+
+    def deny(actions: list[str], keys: list[str], **conditions: object) -> iam.PolicyStatement:
+        return iam.PolicyStatement(
+            effect=iam.Effect.DENY,
+            principals=[iam.AnyPrincipal()],
+            actions=actions,
+            resources=[bucket.arn_for_objects(k) for k in keys],
+            conditions=conditions or None,
+        )
+
+    return [
+        deny(
+            ["s3:PutObject"],
+            [f"{DECISIONS_PREFIX}*", f"{RUNS_PREFIX}*"],
+            Null={"s3:if-none-match": "true"},
+        ),
+        deny(["s3:PutObject"], [LOG_KEY], Null={"s3:if-match": "true", "s3:if-none-match": "true"}),
+        deny(["s3:DeleteObject", "s3:DeleteObjectVersion"], ["commitments/*"]),
+    ]

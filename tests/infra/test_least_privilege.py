@@ -25,8 +25,11 @@ from botocore.exceptions import ClientError
 
 from arena_core import bootstrap
 from arena_core.adapters.dynamodb import create_table_kwargs, dynamo_stores
+from arena_core.adapters.object_lock import ObjectLock
 from arena_core.adapters.s3_blobs import S3BlobStore
+from arena_core.adapters.s3_commitments import S3CommitmentStore
 from arena_core.adapters.site_publishers import S3SitePublisher
+from arena_core.constants import ObjectLockMode
 from arena_core.domain.market import ResolutionKind
 from arena_core.ports.clock import FixedClock
 from arena_core.settings import ArenaSettings
@@ -96,19 +99,27 @@ PUBLISH_S3: Grants = {
     "Site/data/*": {"s3:GetObject"},
     "Site": {"s3:ListBucket"},
 }
+RETAINED = {"s3:PutObject", "s3:PutObjectRetention"}  # a write under Object Lock retention
 EXPECTED_S3: dict[str, Grants] = {
     "OpenCohort": {},
     "Prepare": {
-        "Audit/universes/*": {"s3:GetObject", "s3:PutObject"},
-        "Audit/panels/*": {"s3:GetObject", "s3:PutObject"},
+        "Audit/universes/*": {"s3:GetObject"} | RETAINED,
+        "Audit/panels/*": {"s3:GetObject"} | RETAINED,
         "Audit": {"s3:ListBucket"},
     },
     "Decide": {
         "Audit/universes/*": {"s3:GetObject"},
         "Audit/panels/*": {"s3:GetObject"},
-        "Audit/decisions/*": {"s3:PutObject"},
+        "Audit/decisions/*": RETAINED,
+        "Site/commitments/decisions/*": RETAINED,
+        "Site/commitments/log.jsonl": {"s3:GetObject", "s3:PutObject"},
+        "Site": {"s3:ListBucket"},
     },
-    "Finalize": PUBLISH_S3,
+    "Finalize": {
+        **PUBLISH_S3,
+        "Site/commitments/*": {"s3:GetObject"},
+        "Site/commitments/runs/*": RETAINED,
+    },
     "Snapshot": PUBLISH_S3,
     "Resolve": PUBLISH_S3,
 }
@@ -267,7 +278,30 @@ def test_prepare_cannot_write_decisions_and_decide_cannot_write_universes(
         return {r for r, a in grants.items() if any(x.startswith("s3:Put") for x in a)}
 
     assert writable("Prepare") == {"Audit/universes/*", "Audit/panels/*"}
-    assert writable("Decide") == {"Audit/decisions/*"}
+    # Decide writes no page: only its decisions' commitments and their log's lines.
+    assert writable("Decide") == {
+        "Audit/decisions/*",
+        "Site/commitments/decisions/*",
+        "Site/commitments/log.jsonl",
+    }
+
+
+def test_only_committed_writes_may_set_a_retention(raw: dict[str, Any]) -> None:
+    """PutObjectRetention where an object is written once and retained (audit records,
+    commitments), never on the pages every publication overwrites."""
+    retaining = {
+        (function, resource)
+        for function in FUNCTIONS
+        for resource, actions in allowed(raw, function).items()
+        if "s3:PutObjectRetention" in actions
+    }
+    assert retaining == {
+        ("Prepare", "Audit/universes/*"),
+        ("Prepare", "Audit/panels/*"),
+        ("Decide", "Audit/decisions/*"),
+        ("Decide", "Site/commitments/decisions/*"),
+        ("Finalize", "Site/commitments/runs/*"),
+    }
 
 
 def test_only_decide_reads_the_secret(raw: dict[str, Any]) -> None:
@@ -342,7 +376,12 @@ class Recorder:
         if operation in S3_READS:
             self._need("s3:GetObject", f"{kwargs['Bucket'].capitalize()}/{kwargs['Key']}")
         elif operation == "put_object":
-            self._need("s3:PutObject", f"{kwargs['Bucket'].capitalize()}/{kwargs['Key']}")
+            key = f"{kwargs['Bucket'].capitalize()}/{kwargs['Key']}"
+            self._need("s3:PutObject", key)
+            if "ObjectLockMode" in kwargs or "ObjectLockRetainUntilDate" in kwargs:
+                self._need("s3:PutObjectRetention", key)
+        elif operation == "list_objects_v2":
+            self._need("s3:ListBucket", kwargs["Bucket"].capitalize())
         elif operation == "transact_write_items":
             for item in kwargs["TransactItems"]:
                 ((part, _),) = item.items()
@@ -378,8 +417,8 @@ def recording(
         client = dynamo_client()
         client.create_table(**create_table_kwargs(TABLE))
         s3 = boto3.client("s3")
-        for bucket in ("audit", "site"):
-            s3.create_bucket(Bucket=bucket)
+        for bucket in ("audit", "site"):  # as deployed: Object Lock, retention per object
+            s3.create_bucket(Bucket=bucket, ObjectLockEnabledForBucket=True)
         found = Recording(Recorder(client, needs), Recorder(s3, needs), needs)
         settings = ArenaSettings(
             table_name=TABLE,
@@ -388,9 +427,10 @@ def recording(
             include_llms=False,
             methodology=request.param,
         )
+        lock = ObjectLock(ObjectLockMode.GOVERNANCE, 1)
         injected = bootstrap.Injected(
             stores=dynamo_stores(found.dynamodb, TABLE),
-            blobs=S3BlobStore(found.s3, "audit"),
+            blobs=S3BlobStore(found.s3, "audit", lock=lock),
             market_source=StaticMarketSource(
                 [  # closing within the panel's horizon: under v1+panel both are panel questions
                     binary(m, price).model_copy(update={"end_date": SUNDAY + timedelta(days=3)})
@@ -398,6 +438,7 @@ def recording(
                 ]
             ),
             publisher=S3SitePublisher(found.s3, "site"),
+            commitments=S3CommitmentStore(found.s3, "site", lock=lock),
         )
         bootstrap.reset(bootstrap.Container(settings, clock=FixedClock(SUNDAY), injected=injected))
         yield found
@@ -422,7 +463,10 @@ def _run_a_week(recording: Recording) -> None:
         for item in prepared["items"]
     ]
     recording.running("Finalize")
-    decide_handler.finalize({"results": results}, CONTEXT)
+    finalized = decide_handler.finalize(
+        {"results": results, "run_at": prepared["run_at"], "execution_id": "run-1"}, CONTEXT
+    )
+    assert finalized["run_root"]  # the run was sealed: its root written, the log listed
     clock.set(SUNDAY + timedelta(minutes=10))
     recording.running("Snapshot")
     snapshot_handler.handler({"source": "schedule"}, CONTEXT)
@@ -453,3 +497,16 @@ def test_grants_cover_every_call_the_handlers_make(
         grants = allowed(raw, function)
         missing = sorted(c for c in calls if not _granted(grants, *c))
         assert not missing, f"{function} calls what it is not granted: {json.dumps(missing)}"
+    # The retained writes were really made with a retention (so the rows above were tested)
+    retained = {
+        (function, resource.split("/")[0] + "/" + resource.split("/")[1])
+        for function, calls in recording.needs.items()
+        for action, resource in calls
+        if action == "s3:PutObjectRetention"
+    }
+    assert retained == {
+        ("Prepare", "Audit/universes"),
+        ("Decide", "Audit/decisions"),
+        ("Decide", "Site/commitments"),
+        ("Finalize", "Site/commitments"),
+    }

@@ -247,14 +247,20 @@ def test_only_decide_reads_the_openrouter_secret(raw: dict[str, Any]) -> None:
 
 
 def test_only_the_publishers_write_the_site_bucket(raw: dict[str, Any]) -> None:
+    """Pages: the publishers alone. Decide writes only under commitments/ (its decisions'
+    commitments and their log)."""
     site = logical(raw, "StorageSite", "AWS::S3::Bucket")
     writers: set[str] = set()
     for policy in resources(raw, "AWS::IAM::Policy").values():
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
-            if site in json.dumps(statement["Resource"]) and any(
-                a.startswith("s3:Put") for a in actions(statement)
-            ):
-                writers.update(r["Ref"] for r in policy["Properties"]["Roles"])
+            resource = json.dumps(statement["Resource"])
+            if site not in resource or not any(a.startswith("s3:Put") for a in actions(statement)):
+                continue
+            role = "".join(r["Ref"] for r in policy["Properties"]["Roles"])
+            if role.startswith("FunctionsDecide"):
+                assert '"/commitments/' in resource, resource
+            else:
+                writers.add(role)
     assert sorted(w.split("ServiceRole")[0] for w in writers) == sorted(
         f"Functions{n}" for n in ("Finalize", "Resolve", "Snapshot")
     )

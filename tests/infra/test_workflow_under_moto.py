@@ -20,12 +20,14 @@ from arena_core import bootstrap
 from arena_core.adapters.s3_blobs import S3BlobStore
 from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.domain.cohort import Agent, Cohort
+from arena_core.domain.commitment_log import merkle_root
 from arena_core.domain.lineup import default_lineup
 from arena_core.errors import RetryableUpstreamError
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.clock import FixedClock
 from arena_core.ports.llm import ChatMessage, LLMResponse
 from arena_core.settings import ArenaSettings
+from arena_local.memory import InMemoryCommitmentStore
 from arena_local.workflow import MOTO_CONFIG, LocalWorkflow, routed_handlers
 from tests.support.aws import FAKE_ENV, TABLE, create_stores
 from tests.support.builders import binary
@@ -70,6 +72,7 @@ class Harness:
     calls: list[tuple[float, float]]
     failing: set[str]
     cohort: Cohort
+    commitments: InMemoryCommitmentStore
 
     def run(self, payload: dict[str, Any], name: str) -> dict[str, Any]:
         return self.workflow.run(payload, name, timeout=120)
@@ -96,6 +99,7 @@ def harness(
         def agent_for(agent: Agent) -> ForecastAgent:
             return TimedAgent(calls, lock, fail=agent.family_id in failing)
 
+        commitments = InMemoryCommitmentStore()
         clock = FixedClock(WEEK)
         cohort = Cohort.open(WEEK, default_lineup(include_baselines=False))
         stores.cohorts.create_cohort(cohort, cohort.agents())
@@ -108,11 +112,12 @@ def harness(
                 blobs=S3BlobStore(s3, "audit"),
                 market_source=StaticMarketSource([binary("m1", "0.40"), binary("m2", "0.60")]),
                 publisher=LocalFolderPublisher(tmp_path / "site"),
+                commitments=commitments,
                 agent_for=agent_for,
             ),
         )
         bootstrap.reset(container)
-        yield Harness(LocalWorkflow(raw), stores, calls, failing, cohort)
+        yield Harness(LocalWorkflow(raw), stores, calls, failing, cohort, commitments)
         bootstrap.reset()
 
 
@@ -129,6 +134,18 @@ def test_a_full_decision_run_for_seven_agents(harness: Harness) -> None:
     agents = harness.stores.cohorts.agents(harness.cohort.cohort_id)
     assert all(len(harness.stores.ledger.trades(a.agent_id)) == 1 for a in agents)
     assert output["snapshot"]["agents"] == 7
+    # Finalize got the run's time and execution from the state machine, and sealed the run:
+    # the root of the seven decisions' commitments, in decision-id order
+    records = sorted(
+        (d for a in agents for d in harness.stores.decisions.decisions(a.agent_id)),
+        key=lambda d: d.decision_id,
+    )
+    assert output["run_root"] == merkle_root(
+        [str(d.outcome.commitment) for d in records if d.outcome]
+    )
+    assert harness.commitments.keys("commitments/runs/") == [
+        "commitments/runs/20260301T000500Z-run-1.json"
+    ]
 
 
 def test_one_failing_agent_is_caught_while_six_complete(harness: Harness) -> None:

@@ -17,10 +17,12 @@ from arena_core.errors import ConfigurationError
 from arena_core.ports.clock import Clock, SystemClock
 
 if TYPE_CHECKING:  # imported when first used: keeps the handlers' import time low
+    from arena_core.adapters.object_lock import ObjectLock
     from arena_core.domain.cohort import Agent
     from arena_core.domain.lineup import AgentSpec
     from arena_core.ports.agent import ForecastAgent
     from arena_core.ports.blob_store import BlobStore
+    from arena_core.ports.commitment_store import CommitmentStore
     from arena_core.ports.llm import LLMClient
     from arena_core.ports.market_source import MarketSource
     from arena_core.ports.publisher import SitePublisher
@@ -37,6 +39,7 @@ class Injected:
     blobs: BlobStore | None = None
     market_source: MarketSource | None = None
     publisher: SitePublisher | None = None
+    commitments: CommitmentStore | None = None
     llm_client: LLMClient | None = None
     lineup: tuple[AgentSpec, ...] | None = None  # release 1 when the table has none yet
     agent_for: Callable[[Agent], ForecastAgent] | None = None
@@ -71,7 +74,30 @@ class Container:
 
         from arena_core.adapters.s3_blobs import S3BlobStore  # noqa: PLC0415
 
-        return S3BlobStore(boto3.client("s3"), self.settings.audit_bucket)
+        return S3BlobStore(boto3.client("s3"), self.settings.audit_bucket, lock=self.object_lock)
+
+    @functools.cached_property
+    def object_lock(self) -> ObjectLock | None:
+        """The retention every committed object and audit record is written with, if any."""
+        from arena_core.adapters.object_lock import object_lock  # noqa: PLC0415
+
+        return object_lock(self.settings.object_lock_mode, self.settings.object_lock_days)
+
+    @functools.cached_property
+    def commitments(self) -> CommitmentStore | None:
+        """The public commitments (the site bucket's commitments/ folder). None only where no
+        site is configured (some tests): decisions are then committed but not published."""
+        if self.injected.commitments is not None:
+            return self.injected.commitments
+        if not self.settings.site_bucket:
+            return None
+        import boto3  # noqa: PLC0415
+
+        from arena_core.adapters.s3_commitments import S3CommitmentStore  # noqa: PLC0415
+
+        return S3CommitmentStore(
+            boto3.client("s3"), self.settings.site_bucket, lock=self.object_lock
+        )
 
     @functools.cached_property
     def market_source(self) -> MarketSource:

@@ -28,6 +28,15 @@ class Metric(StrEnum):
     POSITIONS_SETTLED = "PositionsSettled"
 
 
+class ObjectLockMode(StrEnum):
+    """S3 Object Lock retention modes for committed objects and audit records (a deployment
+    setting: ``-c arena:objectLockMode``): GOVERNANCE lets a principal allowed
+    s3:BypassGovernanceRetention delete early; COMPLIANCE lets no one, root included."""
+
+    GOVERNANCE = "GOVERNANCE"
+    COMPLIANCE = "COMPLIANCE"
+
+
 # Cadences (methodology v1 §3): the cohort opens Sunday 00:00 UTC, the decision run follows.
 DECISION_RUN_OFFSET = timedelta(minutes=5)
 SNAPSHOT_PERIOD = timedelta(minutes=10)

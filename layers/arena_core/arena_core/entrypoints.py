@@ -46,6 +46,7 @@ class SnapshotResult(_Result):
 class FinalizeResult(_Result):
     decisions: dict[str, int]
     snapshot: SnapshotResult
+    run_root: str | None = None  # the Merkle root of the run's commitments, when sealed
 
 
 class ResolveResult(_Result):
@@ -122,7 +123,7 @@ def decide(c: Container, item: DecideInput) -> DecideOutput:
     run = f"{item.execution_id}:{item.agent_id}"
     owner = f"{run}:{uuid.uuid4().hex}"
     request = DecideRequest(item.agent_id, item.run_at, item.universe_ref, owner, run)
-    service = DecideService(c.stores, c.blobs, c.clock, settings)
+    service = DecideService(c.stores, c.blobs, c.clock, settings, commitments=c.commitments)
     result = service.decide(request, c.agent_for)
     if result.status is DecisionStatus.EXHAUSTED:
         # Not retryable: the workflow's Catch records this agent's failure for the run.
@@ -191,8 +192,31 @@ def finalize(c: Container, event: FinalizeInput) -> FinalizeResult:
     from arena_core.services.weekly_run import decision_counts  # noqa: PLC0415
 
     decisions = decision_counts(event.results)
+    root = seal_run(c, event)
     # The run's trades appear on the site at once, whatever the refresh window.
-    return FinalizeResult(decisions=decisions, snapshot=snapshot_and_publish(c, weekly=True))
+    snapshot = snapshot_and_publish(c, weekly=True)
+    return FinalizeResult(decisions=decisions, snapshot=snapshot, run_root=root)
+
+
+def seal_run(c: Container, event: FinalizeInput) -> str | None:
+    """The run's commitment: the Merkle root of its decisions' commitments, written once per
+    execution, and the log brought up to date. Before the site: it never waits on rendering."""
+    from arena_core.services import commitments  # noqa: PLC0415
+    from arena_core.workflow import DecideOutput  # noqa: PLC0415
+
+    store = c.commitments
+    if store is None:
+        return None
+    decided = [r.decision_id for r in event.results if isinstance(r, DecideOutput)]
+    report = commitments.seal_run(
+        c.stores.decisions,
+        store,
+        run_id=event.execution_id,
+        run_at=event.run_at or c.clock.now(),
+        decision_ids=decided,
+        now=c.clock.now(),
+    )
+    return report.root if report else None
 
 
 def publish_site(c: Container, scope: Scope | None = None) -> SiteReport:

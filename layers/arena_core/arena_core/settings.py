@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from arena_core.constants import ObjectLockMode
 from arena_core.domain.panel import Methodology
 
 
@@ -53,3 +54,7 @@ class ArenaSettings(BaseSettings):
     # keeps them forever. Hourly snapshots and family series are always kept: the site reads
     # raw snapshots for the last day only.
     snapshot_ttl_days: int = Field(default=30, ge=0)
+    # S3 Object Lock retention of the commitments (site bucket) and the audit records (audit
+    # bucket), set on each object written: a mode and a number of days (0: not retained).
+    object_lock_mode: ObjectLockMode | None = None
+    object_lock_days: int = Field(default=0, ge=0, le=36500)

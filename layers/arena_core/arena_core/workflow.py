@@ -2,7 +2,7 @@
 
     RunInput ──Prepare──► PreparedRun ──Map: one DecideInput per item──► DecideOutput
                                          (Catch: FailureRecord)                │
-                                  FinalizeInput {results: [DecideOutput | FailureRecord]} ◄┘
+                    FinalizeInput {results: [DecideOutput | FailureRecord], run} ◄┘
 
 The handlers parse and return these models; the CDK construct derives its Map item selector,
 its paths and its Catch record from them (``item_selector``, ``failure_parameters``), and its
@@ -23,6 +23,7 @@ from arena_core.errors import retryable_error_names
 ITEMS_PATH = "$.items"
 MAX_CONCURRENCY_PATH = "$.max_concurrency"
 RESULTS_PATH = "$.results"
+RUN_AT_PATH = "$.run_at"  # Prepare's output stays in the state beside the Map's results
 FAILURE_PATH = "$.failure"  # where the Catch puts the error object ({Error, Cause})
 EXECUTION_NAME = "$$.Execution.Name"
 
@@ -111,7 +112,12 @@ class FailureRecord(_Output):
 
 
 class FinalizeInput(_Input):
+    """The Map's results, and the run they belong to: its time and its execution's name (the
+    run's commitment is one object per execution)."""
+
     results: list[DecideOutput | FailureRecord] = Field(default_factory=list)
+    run_at: datetime | None = None
+    execution_id: str = "manual"
 
 
 def item_selector() -> dict[str, str]:
@@ -138,9 +144,15 @@ def failure_parameters() -> dict[str, str]:
 
 
 def finalize_payload() -> dict[str, str]:
-    """Finalize's input: the Map's results, as ``FinalizeInput`` reads them."""
-    (name,) = FinalizeInput.model_fields
-    return {f"{name}.$": RESULTS_PATH}
+    """Finalize's input: the Map's results and the run, as ``FinalizeInput`` reads them."""
+    payload = {
+        "results.$": RESULTS_PATH,
+        "run_at.$": RUN_AT_PATH,
+        "execution_id.$": EXECUTION_NAME,
+    }
+    if {key.removesuffix(".$") for key in payload} != set(FinalizeInput.model_fields):
+        raise ValueError("the Finalize payload does not match FinalizeInput")
+    return payload
 
 
 def retryable_errors() -> list[str]:

@@ -5,11 +5,12 @@ Functions, which executes the state machine definition ``cdk synth`` produces, w
 task routed to the real handler (``infra.local_run``). A simulated clock walks through the
 simulated weeks minute by minute and fires the template's schedules as deployed: Sunday 00:00
 open the cohort, Sunday 00:05 the decision run, a snapshot every 10 minutes, resolution hourly.
-Scheduled functions are the real handlers, called as Lambda would call them.
+Scheduled functions are the real handlers, called as Lambda would call them. The audit bucket
+has Object Lock, as deployed, and every audit record is written with a retention.
 
 Markets are raw Gamma payloads served by ``GammaReplay`` to the real Polymarket client; their
 prices and resolutions follow ``arena_local.simulation.PriceSimulation`` (seeded). The site is
-written to a local folder instead of the site bucket.
+written to a local folder instead of the site bucket, the commitments beside its pages.
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ from moto import mock_aws
 
 from arena_core import bootstrap, entrypoints
 from arena_core.adapters.dynamodb import create_table_kwargs, dynamo_stores
+from arena_core.adapters.object_lock import ObjectLock
 from arena_core.adapters.polymarket import GammaMarketSource
 from arena_core.adapters.rate_limit import TokenBucket
 from arena_core.adapters.s3_blobs import S3BlobStore
 from arena_core.adapters.site_publishers import LocalFolderPublisher
-from arena_core.constants import METRICS_NAMESPACE
+from arena_core.constants import METRICS_NAMESPACE, ObjectLockMode
 from arena_core.domain.cohort import week_start_for
 from arena_core.domain.lineup import AgentSpec
 from arena_core.domain.panel import Methodology
@@ -54,6 +56,7 @@ from arena_local.demo.faults import ASYNC_RETRIES, FaultInjector, faulty_stores
 from arena_local.demo.ledger import export_ledger
 from arena_local.demo.markets import MarketChoice
 from arena_local.demo.schedule import Schedule, firings, schedules_from
+from arena_local.memory import FolderCommitmentStore
 from arena_local.moto_shims import AtomicClient, lean_dynamodb
 from arena_local.replay import GammaReplay
 from arena_local.simulation import PriceSimulation
@@ -69,6 +72,7 @@ from arena_local.workflow import (
 
 TABLE = "arena-demo"
 AUDIT_BUCKET = "arena-demo-audit"
+AUDIT_LOCK = ObjectLock(ObjectLockMode.GOVERNANCE, days=1)  # retention of the audit records
 WEEK = timedelta(weeks=1)
 EMBEDDED_ENV = {
     "AWS_DEFAULT_REGION": "us-east-1",
@@ -260,7 +264,8 @@ class DemoRun:
         dynamodb, table = self._dynamodb()
         self._table = (dynamodb, table)
         s3 = AtomicClient(boto3.client("s3"))  # moto's S3 is not atomic per request either
-        s3.create_bucket(Bucket=AUDIT_BUCKET)
+        # As deployed: Object Lock enabled, every audit record retained when written.
+        s3.create_bucket(Bucket=AUDIT_BUCKET, ObjectLockEnabledForBucket=True)
         stores = dynamo_stores(dynamodb, table)
         self._stores = stores  # the demo's own reads bypass fault injection
         replay = GammaReplay(
@@ -274,9 +279,11 @@ class DemoRun:
         llm = self.options.llm
         injected = bootstrap.Injected(
             stores=faulty_stores(stores, self.injector) if self.injector else stores,
-            blobs=S3BlobStore(s3, AUDIT_BUCKET),
+            blobs=S3BlobStore(s3, AUDIT_BUCKET, lock=AUDIT_LOCK),
             market_source=source,
             publisher=LocalFolderPublisher(self.options.site_dir),
+            # The commitments beside the pages, under commitments/ (write-once files).
+            commitments=FolderCommitmentStore(self.options.site_dir),
             lineup=self.options.lineup,
             llm_client=llm_client,
         )

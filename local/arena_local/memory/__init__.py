@@ -1,4 +1,5 @@
-"""In-memory implementations of the store roles and the blob store (tests, benchmarks).
+"""In-memory implementations of the store roles, the blob store and the commitments (tests,
+benchmarks; the commitments also over a folder, for the demo's site).
 
 The roles share one ``MemoryState`` guarded by one re-entrant lock: every method checks its
 conditions and applies its changes inside the lock, which is what the DynamoDB adapter gets from
@@ -9,6 +10,7 @@ against the DynamoDB adapter, and quick local runs.
 from arena_core.ports.stores import Stores
 from arena_local.memory.blobs import InMemoryBlobStore
 from arena_local.memory.cohorts import MemoryCohortStore
+from arena_local.memory.commitments import FolderCommitmentStore, InMemoryCommitmentStore
 from arena_local.memory.decisions import MemoryDecisionStore
 from arena_local.memory.ledger import MemoryLedgerStore
 from arena_local.memory.lineup import MemoryLineupStore
@@ -17,7 +19,13 @@ from arena_local.memory.panel import MemoryPanelStore
 from arena_local.memory.state import MemoryState
 from arena_local.memory.views import MemoryViewStore
 
-__all__ = ["InMemoryBlobStore", "MemoryState", "memory_stores"]
+__all__ = [
+    "FolderCommitmentStore",
+    "InMemoryBlobStore",
+    "InMemoryCommitmentStore",
+    "MemoryState",
+    "memory_stores",
+]
 
 
 def memory_stores(state: MemoryState | None = None) -> Stores:

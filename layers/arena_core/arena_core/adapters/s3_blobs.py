@@ -1,4 +1,5 @@
-"""The blob store on S3: audit blobs (prompts, raw responses, market universes) by key."""
+"""The blob store on S3: audit blobs (prompts, raw responses, market universes) by key, each
+retained under the deployment's Object Lock settings when it is written (``object_lock``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from arena_core.adapters.object_lock import ObjectLock, lock_arguments
 from arena_core.errors import NotFoundError, PersistenceError
 from arena_core.ports.blob_store import BlobStore
 
@@ -13,10 +15,13 @@ from arena_core.ports.blob_store import BlobStore
 class S3BlobStore(BlobStore):
     """References are ``s3://bucket/key`` so an item names exactly where its blob lives."""
 
-    def __init__(self, client: Any, bucket: str, *, prefix: str = "") -> None:
+    def __init__(
+        self, client: Any, bucket: str, *, prefix: str = "", lock: ObjectLock | None = None
+    ) -> None:
         self._client = client
         self._bucket = bucket
         self._prefix = prefix.strip("/")
+        self._lock = lock
 
     def _key(self, key: str) -> str:
         return f"{self._prefix}/{key}" if self._prefix else key
@@ -25,7 +30,11 @@ class S3BlobStore(BlobStore):
         full = self._key(key)
         try:
             self._client.put_object(
-                Bucket=self._bucket, Key=full, Body=body, ContentType=content_type
+                Bucket=self._bucket,
+                Key=full,
+                Body=body,
+                ContentType=content_type,
+                **lock_arguments(self._lock),
             )
         except (ClientError, BotoCoreError) as exc:
             raise PersistenceError(f"cannot store blob {full}: {exc}") from exc

@@ -50,6 +50,9 @@ class ResponseAudit(DomainModel):
     latency_ms: int
     transport_attempts: int
     error: str | None = None  # why the reply could not be used (fed back to the model)
+    # SHA-256 of the raw body exactly as stored, taken when it was stored: the decision's
+    # commitment covers it without reading the blob again (None in records made before).
+    body_sha256: str | None = None
 
 
 class Consultation(DomainModel):
@@ -67,6 +70,7 @@ class Consultation(DomainModel):
     prompt_ref: str
     responses: tuple[ResponseAudit, ...]
     reasoning_ref: str | None = None
+    prompt_sha256: str | None = None  # of the stored transcript (None in records made before)
     # v1+panel: one forecast per panel market (fill-ins flagged), and what was wrong with the
     # stated ones after the format retries, if anything.
     forecasts: tuple[PanelForecast, ...] = ()
@@ -106,6 +110,10 @@ class DecisionOutcome(DomainModel):
     forecasts: tuple[PanelForecast, ...] = ()  # v1+panel: as in the consultation
     forecast_problems: str | None = None
     coherence: tuple[TradeCoherence, ...] = ()  # v1+panel: buys on panel markets vs forecasts
+    prompt_sha256: str | None = None  # as in the consultation
+    # The SHA-256 of the decision's canonical record (``domain.commitments``), set when it
+    # succeeds and published at once in the commitments log.
+    commitment: str | None = None
 
     @property
     def transport_retries(self) -> int:

@@ -1,7 +1,8 @@
 """Ask an agent for its answer: prompt, reply, parse; feed format errors back; fall back to HOLD.
 
-The exact prompt and every raw reply are stored as blobs (the audit keeps references), each
-reply with its attempt number. A reply that still cannot be parsed after the configured retries
+The exact prompt and every raw reply are stored as blobs (the audit keeps references and the
+SHA-256 of the bytes stored, which the decision's commitment covers), each reply with its
+attempt number. A reply that still cannot be parsed after the configured retries
 becomes a HOLD marked as a fallback with the reason, never passed off as the model's choice.
 Transport failures are not format errors: they propagate for the caller to record and retry.
 
@@ -13,7 +14,10 @@ filled in with the market's price at capture (flagged, with what was wrong).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from arena_core.domain.answer import Action, Answer
+from arena_core.domain.commitments import sha256_hex
 from arena_core.domain.decisions import Consultation, ResponseAudit
 from arena_core.domain.panel import Panel, complete_forecasts, forecast_problems
 from arena_core.errors import DecisionFormatError
@@ -33,11 +37,12 @@ MAX_PROBLEMS = 8  # forecast problems quoted back to the model, and recorded
 
 
 def _response_audit(
-    attempt: int, ref: str, response: LLMResponse, error: str | None
+    attempt: int, ref: str, body: bytes, response: LLMResponse, error: str | None
 ) -> ResponseAudit:
     return ResponseAudit(
         attempt=attempt,
         response_ref=ref,
+        body_sha256=sha256_hex(body),
         model=response.model,
         provider=response.provider,
         finish_reason=response.finish_reason,
@@ -72,11 +77,19 @@ def _forecast_issue(answer: Answer, panel: Panel | None) -> str | None:
     return "forecasts: " + "; ".join(issues[:MAX_PROBLEMS]) + more
 
 
+@dataclass(frozen=True)
+class _Stored:
+    """The prompt as stored: its reference and the SHA-256 of its bytes."""
+
+    ref: str
+    sha256: str
+
+
 def _accepted(
     answer: Answer,
     panel: Panel | None,
     issue: str | None,
-    prompt_ref: str,
+    prompt: _Stored,
     responses: list[ResponseAudit],
 ) -> Consultation:
     if panel is None:  # v1: whatever forecasts a reply carries are not part of the record
@@ -86,14 +99,16 @@ def _accepted(
             answer=answer,
             fallback=False,
             fallback_reason=None,
-            prompt_ref=prompt_ref,
+            prompt_ref=prompt.ref,
+            prompt_sha256=prompt.sha256,
             responses=tuple(responses),
         )
     return Consultation(
         answer=answer,
         fallback=False,
         fallback_reason=None,
-        prompt_ref=prompt_ref,
+        prompt_ref=prompt.ref,
+        prompt_sha256=prompt.sha256,
         responses=tuple(responses),
         forecasts=complete_forecasts(answer.forecasts, panel),
         forecast_problems=issue,
@@ -111,10 +126,12 @@ def consult(
     excerpt_chars: int = 600,
     panel: Panel | None = None,
 ) -> Consultation:
-    prompt_ref = blobs.put(
-        f"{blob_prefix}/prompt.txt",
-        prompt.transcript().encode(),
-        content_type="text/plain; charset=utf-8",
+    transcript = prompt.transcript().encode()
+    stored = _Stored(
+        blobs.put(
+            f"{blob_prefix}/prompt.txt", transcript, content_type="text/plain; charset=utf-8"
+        ),
+        sha256_hex(transcript),
     )
     messages = [
         ChatMessage(role="system", content=prompt.system),
@@ -126,13 +143,13 @@ def consult(
     feedback = FEEDBACK + (PANEL_FEEDBACK if panel is not None else "")
     for attempt in range(1, format_retries + 2):
         response = agent.respond(messages, context)
-        body = response.raw_body or response.content
-        ref = blobs.put(f"{blob_prefix}/response-{attempt}.json", body.encode())
+        body = (response.raw_body or response.content).encode()
+        ref = blobs.put(f"{blob_prefix}/response-{attempt}.json", body)
         answer, problem = _parsed(response.text)
         issue = _forecast_issue(answer, panel) if answer is not None else None
-        responses.append(_response_audit(attempt, ref, response, problem or issue))
+        responses.append(_response_audit(attempt, ref, body, response, problem or issue))
         if answer is not None and issue is None:
-            return _accepted(answer, panel, None, prompt_ref, responses)
+            return _accepted(answer, panel, None, stored, responses)
         if answer is not None and issue is not None:
             usable = (answer, issue)
         error = problem or issue or error
@@ -144,13 +161,14 @@ def consult(
             ),
         ]
     if usable is not None:
-        return _accepted(usable[0], panel, usable[1], prompt_ref, responses)
+        return _accepted(usable[0], panel, usable[1], stored, responses)
     reason = f"no valid decision after {len(responses)} replies; last error: {error}"
     return Consultation(
         answer=Answer(action=Action.HOLD, reasoning=f"[fallback HOLD] {reason}"),
         fallback=True,
         fallback_reason=reason,
-        prompt_ref=prompt_ref,
+        prompt_ref=stored.ref,
+        prompt_sha256=stored.sha256,
         responses=tuple(responses),
         forecasts=complete_forecasts((), panel) if panel is not None else (),
         forecast_problems=None if panel is None else "no usable reply: every forecast filled in",

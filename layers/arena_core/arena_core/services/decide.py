@@ -1,7 +1,8 @@
 """The decide use case: one agent, one decision week (methodology v1 §7-§10).
 
 claim → prompt → agent → parse (format retries, then a marked HOLD fallback) → checkpoint →
-execute the valid trades at the run's snapshot prices → complete the claim.
+execute the valid trades at the run's snapshot prices → publish the decision's commitment →
+complete the claim.
 
 Every step is safe to rerun. A succeeded decision is final, so a rerun returns at once. A run
 that crashed before its checkpoint is taken over when its lease expires and asks again; one that
@@ -29,6 +30,8 @@ from typing import Protocol
 from arena_core.domain.answer import Action
 from arena_core.domain.coherence import DecisionCoherence
 from arena_core.domain.cohort import Agent, Cohort, decision_week
+from arena_core.domain.commitment_log import LogEntry
+from arena_core.domain.commitments import commitment_of
 from arena_core.domain.decisions import (
     Consultation,
     DecisionOutcome,
@@ -50,6 +53,7 @@ from arena_core.errors import (
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
+from arena_core.ports.commitment_store import CommitmentStore
 from arena_core.ports.stores import (
     WithCohorts,
     WithDecisions,
@@ -57,6 +61,7 @@ from arena_core.ports.stores import (
     WithMarkets,
     WithPanel,
 )
+from arena_core.services.commitments import append_to_log, publish_decision, with_hashes
 from arena_core.services.consult import consult
 from arena_core.services.outcome import bounded, summarize
 from arena_core.services.panel import PanelSettings, captured_panel
@@ -143,7 +148,10 @@ class DecideService:
         blobs: BlobStore,
         clock: Clock,
         settings: DecideSettings | None = None,
+        commitments: CommitmentStore | None = None,
     ) -> None:
+        """``commitments``: where a succeeded decision's commitment is published (without it,
+        the commitment is still computed and recorded on the decision)."""
         self._cohorts = stores.cohorts
         self._decisions = stores.decisions
         self._ledger = stores.ledger
@@ -152,6 +160,7 @@ class DecideService:
         self._blobs = blobs
         self._clock = clock
         self._settings = settings or DecideSettings()
+        self._commitments = commitments
 
     def decide(
         self, request: DecideRequest, agent: ForecastAgent | Callable[[Agent], ForecastAgent]
@@ -205,6 +214,7 @@ class DecideService:
             attempt, markets, responder, positions, panel
         )
         attempt.checkpointed = True
+        consultation = with_hashes(consultation, self._blobs)
         run = TradeRun(
             agent_id=member.agent_id,
             decision_id=record.decision_id,
@@ -269,6 +279,10 @@ class DecideService:
         zero_trades = outcome.action is not Action.HOLD and outcome.executed == 0
         status = DecisionStatus.RETRYABLE_FAILURE if zero_trades else DecisionStatus.SUCCEEDED
         error = "the decision produced zero executed trades" if zero_trades else None
+        now = self._clock.now()  # the completion time: in the commitment and on the decision
+        entry = None
+        if not zero_trades:
+            outcome, entry = self._commit(record, outcome, now)
         if outcome.coherence:
             self._panel_store.record_coherence(
                 DecisionCoherence(
@@ -284,13 +298,26 @@ class DecideService:
             record.decision_id,
             owner=request.owner,
             status=status,
-            now=self._clock.now(),
+            now=now,
             outcome=outcome,
             error=error,
         )
+        if entry is not None and self._commitments is not None:
+            with suppress(ArenaError):  # Finalize lists whatever line could not be appended
+                append_to_log(self._commitments, [entry])
         if not zero_trades and cohort.first_decision_at is None:
             self._cohorts.mark_first_decision(cohort.cohort_id, request.run_at)
         return DecideResult(record.decision_id, status, error=error, outcome=outcome)
+
+    def _commit(
+        self, record: DecisionRecord, outcome: DecisionOutcome, now: datetime
+    ) -> tuple[DecisionOutcome, LogEntry | None]:
+        """The outcome with its commitment, published before the decision is marked succeeded:
+        a succeeded decision always has its object (a crash in between leaves an object whose
+        decision a retry completes again, at another time, under another name)."""
+        commitment = commitment_of(record, outcome, now)
+        entry = publish_decision(self._commitments, commitment) if self._commitments else None
+        return outcome.model_copy(update={"commitment": commitment.sha256}), entry
 
     def _record_failure(self, attempt: _Attempt, exc: Exception) -> None:
         """Close the claim as a failed attempt with its reason. After the checkpoint the answer

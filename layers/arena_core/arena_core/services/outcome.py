@@ -57,6 +57,7 @@ def summarize(
         fallback=consultation.fallback,
         fallback_reason=consultation.fallback_reason,
         prompt_ref=consultation.prompt_ref,
+        prompt_sha256=consultation.prompt_sha256,
         responses=consultation.responses,
         model=last.model if last else None,
         provider=last.provider if last else None,

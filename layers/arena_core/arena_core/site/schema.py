@@ -4,6 +4,7 @@ the schema page documents them, from this one definition (the forecast panel's t
 
 from __future__ import annotations
 
+from arena_core.site.schema_commitments import COMMITMENT_COLUMNS
 from arena_core.site.schema_decisions import DECISION_COST, DECISION_TABLES
 from arena_core.site.schema_markets import MARKET_TABLES
 from arena_core.site.schema_panel import METHODOLOGY, PANEL_TABLES
@@ -209,6 +210,7 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
                 "v1+panel: what was still wrong with the reply's panel forecasts after the "
                 "format retries (the affected markets are filled in and flagged), else empty.",
             ),
+            *COMMITMENT_COLUMNS,
         ),
     ),
     "trades": (
