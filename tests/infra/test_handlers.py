@@ -83,7 +83,7 @@ def test_snapshot_and_resolve_handlers_mark_settle_and_publish(
     prepared = decide_handler.prepare({}, CONTEXT)
     for item in prepared["items"]:
         decide_handler.decide({**item, "execution_id": "run-1"}, CONTEXT)
-    clock.set(SUNDAY + timedelta(minutes=10))
+    clock.set(SUNDAY + timedelta(minutes=30))  # a refresh window's first tick (30 by default)
     snapshot = snapshot_handler.handler({"source": "schedule"}, CONTEXT)
     assert snapshot["agents"] == 3
     assert snapshot["site_uploaded"] > 0

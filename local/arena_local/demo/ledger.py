@@ -8,7 +8,10 @@ references. What an agent decided and what the ledger holds must not differ.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import zipfile
 from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
@@ -125,8 +128,36 @@ def totals(ledger: Mapping[str, Any]) -> dict[str, Any]:
     } | ({"panel_scores": len(ledger["panel_scores"])} if ledger.get("panel_scores") else {})
 
 
+# Wall-clock measurements: how long a reply took on this machine, never the same twice.
+MEASURED = frozenset({"latency_ms"})
+
+
+def _without_measured(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_measured(v) for k, v in value.items() if k not in MEASURED}
+    if isinstance(value, list):
+        return [_without_measured(v) for v in value]
+    return value
+
+
+def comparable(name: str, body: bytes) -> Any:
+    """An exported file as compared across runs: its content without wall-clock measurements
+    (a zip, member by member); anything else byte for byte."""
+    if name.endswith(".csv"):
+        rows = list(csv.reader(io.StringIO(body.decode())))
+        keep = [i for i, column in enumerate(rows[0] if rows else []) if column not in MEASURED]
+        return [[row[i] for i in keep] for row in rows]
+    if name.endswith(".json"):
+        return _without_measured(json.loads(body))
+    if name.endswith(".zip"):
+        with zipfile.ZipFile(io.BytesIO(body)) as archive:
+            return {m: comparable(m, archive.read(m)) for m in archive.namelist()}
+    return body
+
+
 def export_differences(left: Path, right: Path, limit: int = 5) -> list[str]:
-    """The exported files (under two sites' ``data/``) that differ or exist on one side only."""
+    """The exported files (under two sites' ``data/``) that differ, measured latencies aside,
+    or exist on one side only."""
     names = sorted(
         {str(p.relative_to(left)) for p in left.rglob("*") if p.is_file()}
         | {str(p.relative_to(right)) for p in right.rglob("*") if p.is_file()}
@@ -136,6 +167,6 @@ def export_differences(left: Path, right: Path, limit: int = 5) -> list[str]:
         mine, theirs = left / name, right / name
         if not (mine.is_file() and theirs.is_file()):
             found.append(f"{name}: only in {'the clean' if mine.is_file() else 'the fault'} run")
-        elif mine.read_bytes() != theirs.read_bytes():
+        elif comparable(name, mine.read_bytes()) != comparable(name, theirs.read_bytes()):
             found.append(f"{name}: differs")
     return found[:limit] + ([f"... and {len(found) - limit} more"] if len(found) > limit else [])

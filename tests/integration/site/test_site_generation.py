@@ -13,6 +13,8 @@ from typing import Any, cast
 import boto3
 
 from arena_core.adapters.site_publishers import MANIFEST, LocalFolderPublisher, S3SitePublisher
+from arena_core.domain.lineup import default_lineup
+from arena_core.domain.releases import LineupRelease
 from arena_core.domain.rules import MAX_BET_FRACTION, STARTING_BALANCE
 from arena_core.ports.stores import ViewStore
 from arena_core.services.publish_site import LIGHT, WEEKLY, PublishSiteService
@@ -22,6 +24,8 @@ from arena_core.site.dataset import SITE_TABLES
 from arena_core.site.exports import TABLES
 from arena_core.site.tables import GLOBAL_TABLES
 from tests.support.aws import embedded_aws
+from tests.support.builders import WEEK0
+from tests.support.html_tables import table as html_table
 from tests.support.scenario import HOSTILE_REASONING, build
 
 
@@ -254,3 +258,29 @@ def test_a_snapshot_tick_renders_only_the_live_cohorts_pages(tmp_path: Path) -> 
     assert set(tick.cohorts_rendered) >= set(live)
     weekly = service.run(WEEKLY)
     assert weekly.files > tick.files and (tmp_path / "data/dataset.zip").exists()
+
+
+def test_model_pages_list_the_releases_and_mark_them_on_the_equity_chart(tmp_path: Path) -> None:
+    scenario = build(tmp_path, weeks=2)
+    first = default_lineup()
+    changed = tuple(
+        spec.model_copy(update={"model_id": "deepseek/deepseek-v4"})
+        if spec.family_id == "deepseek-v3.1"
+        else spec
+        for spec in first
+    )
+    scenario.stores.lineups.add_release(
+        LineupRelease(release=1, effective_from=WEEK0, lineup=first)
+    )
+    halfway = WEEK0 + timedelta(days=9)
+    scenario.stores.lineups.add_release(
+        LineupRelease(release=2, effective_from=halfway, lineup=changed)
+    )
+    scenario.publish()
+    page = (tmp_path / "models" / "deepseek-v3.1.html").read_text()
+    releases = html_table(page, "releases-table")
+    assert [row[0] for row in releases.rows] == ["1", "2"]
+    assert "deepseek/deepseek-v4" in releases.rows[1][2]
+    assert "release 2: deepseek/deepseek-v4" in page  # marked on the chart's time axis
+    other = html_table((tmp_path / "models" / "grok-4.html").read_text(), "releases-table")
+    assert [row[0] for row in other.rows] == ["1"]  # grok did not change in release 2
