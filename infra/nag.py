@@ -33,10 +33,6 @@ RULES: dict[str, str] = {
         "unchecked-hash invalidation and the cold-start budget was measured on it; moving runtime "
         "is a deliberate change with its own measurement."
     ),
-    "AwsSolutions::AwsSolutions-SMG4": (
-        "The secret holds a third-party OpenRouter API key that AWS cannot rotate; the operator "
-        "rotates it in the OpenRouter console and updates the secret."
-    ),
     "AwsSolutions::AwsSolutions-SQS3": (
         "This queue is itself the dead-letter queue of the schedules; it is alarmed on depth."
     ),

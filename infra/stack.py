@@ -5,7 +5,9 @@ DynamoDB actions its code calls (indexes by name, only where it queries one); Pr
 writes the universes in the audit bucket, Decide reads them and writes prompts and replies under
 decisions/ (retained), the publishers (Snapshot, Resolve, Finalize) only read decisions/ and
 write the site; Decide writes its decisions' commitments (retained) and appends to their log,
-Finalize the run's root; only Decide reads the OpenRouter secret.
+Finalize the run's root; only Decide reads the OpenRouter key (an SSM SecureString parameter
+the operator creates: CloudFormation cannot create SecureStrings, and Secrets Manager would cost
+$0.40 a month, a fifth of the deployment's budget).
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from typing import Any
 
 from aws_cdk import CfnOutput, Duration, Stack
 from aws_cdk import aws_lambda as lambda_
-from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from arena_core.constants import ObjectLockMode
@@ -44,6 +45,17 @@ def snapshot_ttl_days(context: object) -> str:
     if days < 0:
         raise ValueError(f"arena:snapshotTtlDays must be 0 or more, got {days}")
     return str(days)
+
+
+DEFAULT_PARAMETER = "/forecaster-arena/openrouter-api-key"
+
+
+def parameter_name(context: object) -> str:
+    """The SSM parameter holding the OpenRouter key: a path, checked at synth."""
+    name = str(context or DEFAULT_PARAMETER)
+    if not name.startswith("/") or any(c.isspace() for c in name):
+        raise ValueError(f"arena:openRouterParameter must be a path such as /a/b, got {name!r}")
+    return name
 
 
 def site_refresh_minutes(context: object) -> str:
@@ -81,11 +93,7 @@ class ArenaStack(Stack):
         architecture = lambda_.Architecture.ARM_64
         retain = self.node.try_get_context("arena:retainData") is not False
         storage = Storage(self, "Storage", retain=retain)
-        secret = secretsmanager.Secret(
-            self,
-            "OpenRouterApiKey",
-            description="OpenRouter API key for the LLM agents: put the key here after deploying",
-        )
+        parameter = parameter_name(self.node.try_get_context("arena:openRouterParameter"))
         layer = CoreLayer(self, "Layer", architecture=architecture)
         functions = Functions(
             self,
@@ -96,7 +104,7 @@ class ArenaStack(Stack):
                 "ARENA_TABLE_NAME": storage.table.table_name,
                 "ARENA_AUDIT_BUCKET": storage.audit_bucket.bucket_name,
                 "ARENA_SITE_BUCKET": storage.site_bucket.bucket_name,
-                "ARENA_OPENROUTER_SECRET_NAME": secret.secret_name,
+                "ARENA_OPENROUTER_PARAMETER_NAME": parameter,
                 "ARENA_INCLUDE_LLMS": str(
                     self.node.try_get_context("arena:includeLlms") is not False
                 ).lower(),
@@ -121,7 +129,12 @@ class ArenaStack(Stack):
         )
         apply_grants(
             functions.by_name,
-            Targets(storage.table, storage.audit_bucket, storage.site_bucket, secret),
+            Targets(
+                storage.table,
+                storage.audit_bucket,
+                storage.site_bucket,
+                self.format_arn(service="ssm", resource="parameter", resource_name=parameter[1:]),
+            ),
         )
         interval = Duration.seconds(
             int(self.node.try_get_context("arena:retryIntervalSeconds") or 20)
@@ -151,7 +164,7 @@ class ArenaStack(Stack):
         CfnOutput(self, "TableName", value=storage.table.table_name)
         CfnOutput(self, "AuditBucket", value=storage.audit_bucket.bucket_name)
         CfnOutput(self, "SiteBucket", value=storage.site_bucket.bucket_name)
-        CfnOutput(self, "OpenRouterSecretName", value=secret.secret_name)
+        CfnOutput(self, "OpenRouterParameterName", value=parameter)
         CfnOutput(
             self,
             "DashboardUrl",
@@ -159,9 +172,9 @@ class ArenaStack(Stack):
             f"#dashboards:name={monitoring.dashboard.dashboard_name}",
         )
         CfnOutput(self, "DeadLetterQueueUrl", value=schedules.dead_letters.queue_url)
-        self.storage, self.functions, self.workflow, self.secret = (
+        self.storage, self.functions, self.workflow, self.parameter = (
             storage,
             functions,
             workflow,
-            secret,
+            parameter,
         )

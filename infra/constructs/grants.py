@@ -1,4 +1,4 @@
-"""Least privilege in one table: what each function may do to the table, buckets and secret.
+"""Least privilege in one table: what each function may do to the table, the buckets and the key.
 
 Each row is read off the code paths from the function's handler (``functions/*/handler.py`` →
 ``arena_core.entrypoints`` → services → adapters) down to the DynamoDB and S3 calls; the
@@ -28,7 +28,6 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
-from aws_cdk import aws_secretsmanager as secretsmanager
 
 from arena_core.adapters.dynamodb.schema import GSI1, GSI2
 from arena_core.adapters.site_publishers import MANIFEST
@@ -62,7 +61,7 @@ class Grant:
     site_writes: tuple[str, ...] = ()
     site_commits: tuple[str, ...] = ()
     site_absent_keys: bool = False  # it reads site keys that may not exist (needs 404)
-    reads_secret: bool = False
+    reads_api_key: bool = False
 
 
 # Publishing the site reads broadly but only by key, partition and index: cohorts by status
@@ -128,7 +127,7 @@ GRANTS: dict[str, Grant] = {
         site_writes=(COMMITMENTS_LOG,),
         site_commits=(COMMITTED_DECISIONS,),
         site_absent_keys=True,
-        reads_secret=True,
+        reads_api_key=True,
     ),
     # decision_counts is pure; the run's root (its decisions by GetItem; written once,
     # retained), the committed objects the log misses (listed, read back) appended to it; then
@@ -154,7 +153,7 @@ class Targets:
     table: dynamodb.ITableV2
     audit: s3.IBucket
     site: s3.IBucket
-    secret: secretsmanager.ISecret
+    parameter_arn: str  # the SSM SecureString holding the OpenRouter key
 
 
 def apply_grants(
@@ -170,12 +169,12 @@ def apply_grants(
         function = functions[name]
         for statement in statements(grant, targets):
             function.add_to_role_policy(statement)
-        if grant.reads_secret:
-            targets.secret.grant_read(function)
+        if grant.reads_api_key:  # decrypted through SSM with the account's aws/ssm key
+            function.add_to_role_policy(_allow(["ssm:GetParameter"], [targets.parameter_arn]))
 
 
 def statements(grant: Grant, targets: Targets) -> list[iam.PolicyStatement]:
-    """The policy statements of one row (the secret aside: its grant is CDK's own)."""
+    """The policy statements of one row (the key's parameter aside)."""
     return [
         *_table_statements(grant, targets.table),
         *_bucket_statements(

@@ -12,7 +12,7 @@ import httpx
 
 from arena_core.adapters.openrouter import OPENROUTER_URL, OpenRouterClient
 from arena_core.adapters.polymarket import GammaMarketSource
-from arena_core.adapters.secrets import secret_api_key
+from arena_core.adapters.secrets import parameter_api_key
 from arena_core.agents.llm import LLMAgent
 from arena_core.errors import ConfigurationError
 from arena_core.ports.market_source import MarketSource
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace, now: datetime | None = None) -> int:
     preview = build_preview(stores, member, markets, moment)
     print_prompt(preview, origin, sys.stdout)
     if args.call:
-        key = _api_key(args.llm_base_url, lambda: outputs.get("OpenRouterSecretName"))
+        key = _api_key(args.llm_base_url, lambda: outputs.get("OpenRouterParameterName"))
         with httpx.Client() as http:
             client = OpenRouterClient(http, key, base_url=args.llm_base_url or OPENROUTER_URL)
             call_model(preview, LLMAgent(client, member.agent.model_id), sys.stdout)
@@ -65,10 +65,10 @@ def _source(offline: bool) -> tuple[MarketSource, str]:
     ), f"the recorded {dump.name}"
 
 
-def _api_key(base_url: str | None, secret_name: Callable[[], str]) -> Callable[[], str | None]:
-    """OPENROUTER_API_KEY, else (OpenRouter only) the deployed secret; a local server needs
-    none."""
+def _api_key(base_url: str | None, parameter: Callable[[], str]) -> Callable[[], str | None]:
+    """OPENROUTER_API_KEY, else (OpenRouter only) the deployed SSM parameter; a local server
+    needs none."""
     key = os.environ.get("OPENROUTER_API_KEY") or None
     if key is not None or base_url is not None:
         return lambda: key
-    return secret_api_key(secret_name())
+    return parameter_api_key(parameter())

@@ -162,7 +162,6 @@ def _names(raw: dict[str, Any]) -> dict[str, str]:
         _one(raw, "StorageTable", "AWS::DynamoDB::GlobalTable"): "Table",
         _one(raw, "StorageAudit", "AWS::S3::Bucket"): "Audit",
         _one(raw, "StorageSite", "AWS::S3::Bucket"): "Site",
-        _one(raw, "OpenRouterApiKey", "AWS::SecretsManager::Secret"): "Secret",
     }
 
 
@@ -249,7 +248,7 @@ def test_indexes_only_where_an_index_is_queried(raw: dict[str, Any]) -> None:
                 assert actions == {"dynamodb:Query"}
 
 
-# --- the buckets and the secret ---------------------------------------------------------------
+# --- the buckets and the key ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)
@@ -304,15 +303,15 @@ def test_only_committed_writes_may_set_a_retention(raw: dict[str, Any]) -> None:
     }
 
 
-def test_only_decide_reads_the_secret(raw: dict[str, Any]) -> None:
+def test_only_decide_reads_the_openrouter_key(raw: dict[str, Any]) -> None:
+    key = (
+        "arn:AWS::Partition:ssm:AWS::Region:AWS::AccountId:"
+        "parameter/forecaster-arena/openrouter-api-key"
+    )
     for function in FUNCTIONS:
-        secret = _service(allowed(raw, function), "secretsmanager")
-        if function == "Decide":
-            assert secret == {
-                "Secret": {"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"}
-            }
-        else:
-            assert secret == {}
+        assert _service(allowed(raw, function), "secretsmanager") == {}
+        ssm = _service(allowed(raw, function), "ssm")
+        assert ssm == ({key: {"ssm:GetParameter"}} if function == "Decide" else {})
 
 
 def test_every_nag_acknowledgment_names_a_finding(
@@ -506,9 +505,13 @@ def test_grants_cover_every_call_the_handlers_make(
         if action == "s3:PutObjectRetention"
     }
     panel = {("Prepare", "Audit/panels")} if recording.methodology == "v1+panel" else set()
-    assert retained == {
-        ("Prepare", "Audit/universes"),
-        ("Decide", "Audit/decisions"),
-        ("Decide", "Site/commitments"),
-        ("Finalize", "Site/commitments"),
-    } | panel
+    assert (
+        retained
+        == {
+            ("Prepare", "Audit/universes"),
+            ("Decide", "Audit/decisions"),
+            ("Decide", "Site/commitments"),
+            ("Finalize", "Site/commitments"),
+        }
+        | panel
+    )

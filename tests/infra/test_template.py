@@ -225,15 +225,22 @@ def actions(statement: dict[str, Any]) -> list[str]:
     return value if isinstance(value, list) else [value]
 
 
-def test_only_decide_reads_the_openrouter_secret(raw: dict[str, Any]) -> None:
-    secret = logical(raw, "OpenRouterApiKey", "AWS::SecretsManager::Secret")
+def test_only_decide_reads_the_openrouter_key(raw: dict[str, Any]) -> None:
+    """The key is an SSM SecureString the operator creates (no Secrets Manager secret, no
+    key in an environment variable): only Decide may get the parameter, and only that one."""
+    assert resources(raw, "AWS::SecretsManager::Secret") == {}
     readers = set()
     for policy in resources(raw, "AWS::IAM::Policy").values():
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
-            if secret in json.dumps(statement["Resource"]):
+            if "ssm:GetParameter" in actions(statement):
+                assert "parameter/forecaster-arena/openrouter-api-key" in json.dumps(
+                    statement["Resource"]
+                )
                 readers.add(json.dumps(policy["Properties"]["Roles"]))
     assert len(readers) == 1
     assert "FunctionsDecide" in next(iter(readers))
+    outputs = raw["Outputs"]
+    assert outputs["OpenRouterParameterName"]["Value"] == "/forecaster-arena/openrouter-api-key"
     for name in (
         "FunctionsSnapshot",
         "FunctionsResolve",

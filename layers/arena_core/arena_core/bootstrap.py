@@ -127,16 +127,16 @@ class Container:
     def llm_client(self) -> LLMClient:
         if self.injected.llm_client is not None:
             return self.injected.llm_client
-        if not self.settings.openrouter_secret_name:
-            raise ConfigurationError("ARENA_OPENROUTER_SECRET_NAME is not set")
+        if not self.settings.openrouter_parameter_name:
+            raise ConfigurationError("ARENA_OPENROUTER_PARAMETER_NAME is not set")
         import httpx  # noqa: PLC0415
 
         from arena_core.adapters.openrouter import OpenRouterClient  # noqa: PLC0415
-        from arena_core.adapters.secrets import secret_api_key  # noqa: PLC0415
+        from arena_core.adapters.secrets import parameter_api_key  # noqa: PLC0415
 
         return OpenRouterClient(
             httpx.Client(),
-            secret_api_key(self.settings.openrouter_secret_name),
+            parameter_api_key(self.settings.openrouter_parameter_name),
             base_url=self.settings.openrouter_base_url,
             total_timeout=self.settings.llm_timeout_seconds,
         )

@@ -1,7 +1,8 @@
 """Settings from the environment (``ARENA_*``), validated once per cold start.
 
 Required settings have no default, so a bad deploy fails when the function starts, not halfway
-through a decision run. The OpenRouter key is never a setting: only the secret's name is.
+through a decision run. The OpenRouter key is never a setting: only the name of the SSM
+parameter (a SecureString) that holds it is.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ class ArenaSettings(BaseSettings):
     table_name: str
     audit_bucket: str
     site_bucket: str | None = None
-    openrouter_secret_name: str | None = None
+    openrouter_parameter_name: str | None = None
     openrouter_base_url: str = "https://openrouter.ai/api/v1"
     # Send every model family to this one model (a local OpenAI-compatible server, say).
     llm_model_override: str | None = None

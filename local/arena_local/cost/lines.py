@@ -193,18 +193,18 @@ def all_lines(
             "xray_traces",
         ),
         Line(
+            "SSM",
+            "OpenRouter key reads (standard SecureString)",
+            counts.get("Decide", 0.0),
+            "calls",
+            p["ssm_standard_api_call"],
+        ),
+        Line(
             "Secrets Manager",
             "secrets",
             len(resources(template, "AWS::SecretsManager::Secret")),
             "secrets",
             p["secretsmanager_secret_month"],
-        ),
-        Line(
-            "Secrets Manager",
-            "API calls (one per decision)",
-            counts.get("Decide", 0.0),
-            "calls",
-            p["secretsmanager_api_call"],
         ),
         Line(
             "SQS",

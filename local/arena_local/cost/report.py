@@ -45,9 +45,13 @@ def render(
     out.append(
         f"With AWS's always-free tier unused elsewhere in the account: ${free:.2f} per month"
     )
-    verdict = "within" if total <= TARGET else "above"
+    listed = "within" if total <= TARGET else "above"
+    freed = "within" if free <= TARGET else "above"
+    monitoring = sum(line.dollars for line in lines if line.service == "CloudWatch")
     out.append(
-        f"Target ${TARGET:.2f} per month (AWS, no LLM, no egress): {verdict} it at list prices"
+        f"Target ${TARGET:.2f} per month (AWS, no LLM, no egress): {freed} it with the "
+        f"always-free tier; {listed} it at list prices, where CloudWatch (dashboard, metrics, "
+        f"alarms, logs) is ${monitoring:.2f}"
     )
     out.append(f"Total: ${total:.2f} per month")
     return out

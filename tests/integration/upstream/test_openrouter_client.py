@@ -13,7 +13,7 @@ from moto import mock_aws
 
 from arena_core.adapters.openrouter import OpenRouterClient, request_body
 from arena_core.adapters.retry import Retrier, RetryPolicy
-from arena_core.adapters.secrets import secret_api_key
+from arena_core.adapters.secrets import parameter_api_key
 from arena_core.errors import (
     ConfigurationError,
     FatalUpstreamError,
@@ -354,20 +354,21 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("aws")
-def test_api_key_is_read_from_secrets_manager_and_cached() -> None:
-    secrets = boto3.client("secretsmanager")
-    secrets.create_secret(Name="arena/openrouter", SecretString="sk-from-secret")
-    provider = secret_api_key("arena/openrouter")
-    assert provider() == "sk-from-secret"
-    secrets.put_secret_value(SecretId="arena/openrouter", SecretString="sk-rotated")
-    assert provider() == "sk-from-secret"  # cached for max_age
+def test_api_key_is_read_from_an_ssm_secure_string_and_cached() -> None:
+    ssm = boto3.client("ssm")
+    name = "/forecaster-arena/openrouter-api-key"
+    ssm.put_parameter(Name=name, Value="sk-from-ssm", Type="SecureString")
+    provider = parameter_api_key(name)
+    assert provider() == "sk-from-ssm"  # decrypted
+    ssm.put_parameter(Name=name, Value="sk-rotated", Type="SecureString", Overwrite=True)
+    assert provider() == "sk-from-ssm"  # cached for max_age
 
 
 @pytest.mark.usefixtures("aws")
-def test_api_key_in_a_json_secret_and_missing_secret() -> None:
-    boto3.client("secretsmanager").create_secret(
-        Name="arena/json", SecretString='{"api_key": "sk-json"}'
+def test_api_key_in_a_json_parameter_and_missing_parameter() -> None:
+    boto3.client("ssm").put_parameter(
+        Name="/arena/json", Value='{"api_key": "sk-json"}', Type="SecureString"
     )
-    assert secret_api_key("arena/json", max_age=0)() == "sk-json"
-    with pytest.raises(ConfigurationError, match="cannot read secret"):
-        secret_api_key("arena/absent", max_age=0)()
+    assert parameter_api_key("/arena/json", max_age=0)() == "sk-json"
+    with pytest.raises(ConfigurationError, match="cannot read parameter"):
+        parameter_api_key("/arena/absent", max_age=0)()
