@@ -33,9 +33,6 @@ from tests.support.aws import dynamo_client, embedded_aws
 from tests.support.builders import RUN_AT, WEEK0
 from tests.support.stack import create_stack, create_table
 
-pytestmark = pytest.mark.skipif(
-    not (FIXTURES / RECORDED_DUMP).is_file(), reason="needs ../shared/fixtures"
-)
 AUDIT, SITE = "arena-audit", "arena-site"
 NEXT_RUN = RUN_AT + timedelta(days=7)  # the cohort's second decision run
 FAMILY = "kimi-k2"

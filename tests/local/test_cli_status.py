@@ -23,7 +23,6 @@ from arena_core.services.snapshot import SnapshotService
 from arena_core.services.weekly_run import PrepareRunService, RunRequest
 from arena_local.cli import main
 from arena_local.demo.main import DemoRequest, run_demo
-from arena_local.demo.markets import FIXTURES, RECORDED_DUMP
 from tests.support.agents import ScriptedAgent
 from tests.support.aws import dynamo_client, embedded_aws
 from tests.support.builders import RUN_AT, WEEK0, binary
@@ -103,7 +102,6 @@ def test_status_of_a_deployment_with_a_failed_agent(
     assert lines[-1] == "Site: https://d123.cloudfront.net"
 
 
-@pytest.mark.skipif(not (FIXTURES / RECORDED_DUMP).is_file(), reason="needs ../shared/fixtures")
 def test_status_of_a_demo_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Given a one-week demo of the baselines
     out = tmp_path / "site"

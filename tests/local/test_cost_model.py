@@ -23,12 +23,7 @@ from arena_local.cost.model import (
 from arena_local.cost.report import render
 from arena_local.cost.run import measure_week
 from arena_local.cost.totals import growth
-from arena_local.demo.markets import FIXTURES, RECORDED_DUMP
 from arena_local.workflow import synthesized_template
-
-pytestmark = pytest.mark.skipif(
-    not (FIXTURES / RECORDED_DUMP).is_file(), reason="needs ../shared/fixtures"
-)
 
 
 @pytest.fixture(scope="module")
