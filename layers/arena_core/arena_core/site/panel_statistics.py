@@ -22,17 +22,16 @@ results out.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from arena_core.domain.panel import PanelScore, ScoredBy
 from arena_core.scoring.bootstrap import Interval, cohort_bootstrap_mean
 from arena_core.scoring.metaculus import baseline_score_binary, peer_score
 from arena_core.scoring.panel import kept
 from arena_core.scoring.proper import log_score
-from arena_core.scoring.reliability import rank_ranges
 from arena_core.scoring.seeds import seed_for
 from arena_core.scoring.statistics import ScoredForecast, horizon_bucket
-from arena_core.site.statistics import RankingRules, Statistics, compute
+from arena_core.site.statistics import RankingRules, Statistics, compute, with_ranks
 
 MARKET = ScoredBy.MARKET.value  # the market's family id in the panel statistics
 
@@ -154,19 +153,8 @@ def ranked(
         (s for s in families.values() if s.scored_by is ScoredBy.LLM and s.eligible and s.peer),
         key=lambda s: (-(s.peer.estimate if s.peer else 0.0), brier(s.family_id), s.family_id),
     )
-    ranges = rank_ranges(
-        {s.family_id: s.peer for s in eligible if s.peer is not None}, lower_is_better=False
-    )
-    result = dict(families)
-    for position, entry in enumerate(eligible, 1):
-        best, worst = ranges[entry.family_id]
-        result[entry.family_id] = replace(
-            entry,
-            rank=position,
-            rank_range=(best, worst),
-            tied_with_leader=position > 1 and best == 1,
-        )
-    return result
+    intervals = {s.family_id: s.peer for s in eligible if s.peer is not None}
+    return with_ranks(families, eligible, intervals, lower_is_better=False)
 
 
 def breakdown_groups(rows: Sequence[PanelScore]) -> dict[str, Callable[[ScoredForecast], str]]:

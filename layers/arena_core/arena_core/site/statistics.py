@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
+from typing import Protocol, TypeVar
 
 from arena_core.scoring.calibration import murphy_decomposition
 from arena_core.scoring.statistics import (
@@ -172,11 +173,31 @@ def ranked(stats: dict[str, FamilyStatistics], rankable: set[str]) -> dict[str, 
         key=lambda s: (s.brier.estimate if s.brier else 0.0, s.family_id),
     )
     intervals = {s.family_id: s.brier for s in eligible if s.brier is not None}
-    ranges = rank_ranges(intervals, lower_is_better=True)
+    return with_ranks(stats, eligible, intervals, lower_is_better=True)
+
+
+class _Rankable(Protocol):
+    @property
+    def family_id(self) -> str: ...
+
+
+R = TypeVar("R", bound=_Rankable)
+
+
+def with_ranks(
+    stats: Mapping[str, R],
+    eligible: Sequence[R],
+    intervals: Mapping[str, Interval],
+    *,
+    lower_is_better: bool,
+) -> dict[str, R]:
+    """``stats`` with the ``eligible`` entries (in rank order) given their rank, the rank range
+    their intervals allow, and whether that range reaches the leader."""
+    ranges = rank_ranges(intervals, lower_is_better=lower_is_better)
     result = dict(stats)
     for position, entry in enumerate(eligible, 1):
         best, worst = ranges[entry.family_id]
-        result[entry.family_id] = replace(
+        result[entry.family_id] = replace(  # type: ignore[type-var]
             entry,
             rank=position,
             rank_range=(best, worst),

@@ -53,7 +53,8 @@ def interval_cells(prefix: str, interval: Interval | None, estimate: str | None 
     }
 
 
-def leaderboard_row(row: LeaderboardRow, board: LeaderboardData) -> Row:
+def standing_cells(row: LeaderboardRow | PanelLeaderboardRow, board: LeaderboardData) -> Row:
+    """Who a leaderboard row is and where it stands: the first columns of both leaderboards."""
     best, worst = row.rank_range or (None, None)
     return {
         "methodology": board.methodology,
@@ -66,6 +67,12 @@ def leaderboard_row(row: LeaderboardRow, board: LeaderboardData) -> Row:
         "display_name": row.display_name,
         "kind": row.kind,
         "stand_in": row.stand_in,
+    }
+
+
+def leaderboard_row(row: LeaderboardRow, board: LeaderboardData) -> Row:
+    return {
+        **standing_cells(row, board),
         "cohorts": row.cohorts,
         "forecasts": row.forecasts,
         "scored_cohorts": row.scored_cohorts,
@@ -231,18 +238,8 @@ def calibration_rows(board: LeaderboardData) -> list[Row]:
 
 def _panel_row(row: PanelLeaderboardRow, board: LeaderboardData) -> Row:
     panel, scores, coherence, trading = row.panel, row.scores, row.coherence, row.trading
-    best, worst = row.rank_range or (None, None)
     return {
-        "methodology": board.methodology,
-        "rank": row.rank,
-        "rank_best": best,
-        "rank_worst": worst,
-        "tied_with_leader": row.tied_with_leader,
-        "standing": row.standing,
-        "family_id": row.family_id,
-        "display_name": row.display_name,
-        "kind": row.kind,
-        "stand_in": row.stand_in,
+        **standing_cells(row, board),
         "panel_forecasts": panel.forecasts if panel else 0,
         "panel_weeks": panel.weeks if panel else 0,
         "missing": panel.missing if panel else 0,
