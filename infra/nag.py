@@ -34,7 +34,8 @@ RULES: dict[str, str] = {
         "is a deliberate change with its own measurement."
     ),
     "AwsSolutions::AwsSolutions-SQS3": (
-        "This queue is itself the dead-letter queue of the schedules; it is alarmed on depth."
+        "This queue is itself the dead-letter queue of the schedules and the scheduled "
+        "functions' on-failure destination; it is alarmed on depth."
     ),
     "AwsSolutions::AwsSolutions-CFR1": (
         "A public research leaderboard is meant to be readable from every country."

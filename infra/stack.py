@@ -58,6 +58,16 @@ def parameter_name(context: object) -> str:
     return name
 
 
+def flag(context: object, *, default: bool) -> bool:
+    """A boolean context value: ``-c key=true`` arrives as text, cdk.json as JSON."""
+    if context is None:
+        return default
+    text = str(context).strip().lower()
+    if text not in {"true", "false"}:
+        raise ValueError(f"expected true or false, got {context!r}")
+    return text == "true"
+
+
 def site_refresh_minutes(context: object) -> str:
     """How often the snapshot ticks republish the live pages (default 30), checked at synth."""
     minutes = 30 if context is None else int(str(context))
@@ -158,19 +168,25 @@ class ArenaStack(Stack):
             state_machine=workflow.state_machine,
             dead_letters=schedules.dead_letters,
             alarm_email=self.node.try_get_context("arena:alarmEmail"),
+            dashboard=flag(self.node.try_get_context("arena:dashboard"), default=False),
         )
+        # Finalize names the agents of a run that ended without a decision, on the same topic.
+        functions["Finalize"].add_environment("ARENA_ALERT_TOPIC_ARN", monitoring.topic.topic_arn)
+        monitoring.topic.grant_publish(functions["Finalize"])
         CfnOutput(self, "SiteUrl", value=site.url)
         CfnOutput(self, "StateMachineArn", value=workflow.state_machine.state_machine_arn)
         CfnOutput(self, "TableName", value=storage.table.table_name)
         CfnOutput(self, "AuditBucket", value=storage.audit_bucket.bucket_name)
         CfnOutput(self, "SiteBucket", value=storage.site_bucket.bucket_name)
         CfnOutput(self, "OpenRouterParameterName", value=parameter)
-        CfnOutput(
-            self,
-            "DashboardUrl",
-            value=f"https://console.aws.amazon.com/cloudwatch/home?region={self.region}"
-            f"#dashboards:name={monitoring.dashboard.dashboard_name}",
-        )
+        if monitoring.dashboard is not None:
+            CfnOutput(
+                self,
+                "DashboardUrl",
+                value=f"https://console.aws.amazon.com/cloudwatch/home?region={self.region}"
+                f"#dashboards:name={monitoring.dashboard.dashboard_name}",
+            )
+        CfnOutput(self, "AlarmTopicArn", value=monitoring.topic.topic_arn)
         CfnOutput(self, "DeadLetterQueueUrl", value=schedules.dead_letters.queue_url)
         self.storage, self.functions, self.workflow, self.parameter = (
             storage,

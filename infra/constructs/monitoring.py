@@ -1,16 +1,37 @@
-"""Alarms to an SNS topic (optional e-mail subscription) and a dashboard.
+"""What reaches the operator: one SNS topic (optional e-mail subscription) and what publishes
+to it, each failure on the cheapest path that reports it reliably.
 
-Alarms: failed or timed-out decision runs, errors of any function, messages in the schedules'
-dead-letter queue, and no snapshot for 30 minutes (the snapshot handler's EMF metric, with
-missing data treated as breaching: silence is the failure).
+- A decision run that fails, times out or is aborted: an EventBridge rule on the state
+  machine's execution status changes (AWS service events and rules are free).
+- A run in which some agent ended without a decision (the Map's Catch keeps the run itself
+  succeeding): Finalize publishes one message naming them (``services/run_alerts.py``).
+- A scheduled function (open cohort, snapshot, resolve) that still fails after Lambda's two
+  retries, or a schedule that could not invoke its target: the dead-letter queue (on-failure
+  destinations and the schedules' DLQ), watched by the alarm ``DeadLetters``.
+- No snapshot pass at all for 30 minutes (a schedule disabled or deleted, a function that
+  cannot start): the alarm ``NoSnapshot`` on the snapshot function's free ``AWS/Lambda``
+  Invocations metric, missing data treated as breaching (silence is the failure).
+
+Two alarms ($0.10 a month each), no custom metric: every figure the handlers used to emit is in
+their JSON log lines. The dashboard is opt-in (``-c arena:dashboard=true``, $3.00 a month): the
+free ``AWS/Lambda`` and ``AWS/States`` metrics, the alarms, and Logs Insights queries over the
+handlers' log lines for decisions, fallbacks, rejected trades, retries and snapshot passes.
+
+The topic is not encrypted: CloudWatch alarms cannot publish to a topic under the AWS managed
+key ``alias/aws/sns`` (its policy cannot be edited to let ``cloudwatch.amazonaws.com`` use it), a
+customer managed key would cost $1.00 a month (half the deployment's budget), and the messages
+carry alarm names, run ids and agent ids, nothing secret. The topic's policy lets CloudWatch
+(this account's alarms) and EventBridge publish, over TLS only.
 """
 
 from __future__ import annotations
 
-from aws_cdk import Duration
+from aws_cdk import Duration, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as actions
-from aws_cdk import aws_kms as kms
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
@@ -18,7 +39,9 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
-from arena_core.constants import METRICS_NAMESPACE, SERVICE_NAME, SNAPSHOT_SILENCE, Metric
+from arena_core.constants import SNAPSHOT_SILENCE
+
+RUN_FAILED = ("FAILED", "TIMED_OUT", "ABORTED")
 
 
 class Monitoring(Construct):
@@ -31,80 +54,72 @@ class Monitoring(Construct):
         state_machine: sfn.StateMachine,
         dead_letters: sqs.IQueue,
         alarm_email: str | None,
+        dashboard: bool = False,
     ) -> None:
         super().__init__(scope, construct_id)
-        self.topic = sns.Topic(
-            self,
-            "Alarms",
-            enforce_ssl=True,
-            master_key=kms.Alias.from_alias_name(self, "SnsKey", "alias/aws/sns"),
+        self.topic = sns.Topic(self, "Alarms", enforce_ssl=True)
+        self.topic.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="AllowThisAccountsAlarms",
+                principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+                actions=["sns:Publish"],
+                resources=[self.topic.topic_arn],
+                conditions={"StringEquals": {"aws:SourceAccount": Stack.of(self).account}},
+            )
         )
         if alarm_email:
             self.topic.add_subscription(subscriptions.EmailSubscription(alarm_email))
-        five = Duration.minutes(5)
-        alarms = {
-            "RunFailed": state_machine.metric_failed(period=five),
-            "RunTimedOut": state_machine.metric_timed_out(period=five),
-            "DeadLetters": dead_letters.metric_approximate_number_of_messages_visible(period=five),
-            **{f"{name}Errors": fn.metric_errors(period=five) for name, fn in functions.items()},
-        }
-        self.alarms = [self._alarm(name, metric) for name, metric in alarms.items()]
-        snapshots = self._emf(Metric.SNAPSHOTS).with_(
-            period=Duration.seconds(SNAPSHOT_SILENCE.total_seconds())
-        )
-        self.alarms.append(
+        self.run_failed = self._run_failed_rule(state_machine)
+        self.alarms = [
+            self._alarm(
+                "DeadLetters",
+                dead_letters.metric_approximate_number_of_messages_visible(
+                    period=Duration.minutes(5), statistic="Maximum"
+                ),
+            ),
             self._alarm(
                 "NoSnapshot",
-                snapshots,
-                threshold=1,
+                functions["Snapshot"].metric_invocations(
+                    period=Duration.seconds(SNAPSHOT_SILENCE.total_seconds()), statistic="Sum"
+                ),
                 below=True,
                 missing=cloudwatch.TreatMissingData.BREACHING,
-            )
-        )
-        self.dashboard = cloudwatch.Dashboard(self, "Dashboard", dashboard_name=None)
-        self.dashboard.add_widgets(
-            cloudwatch.GraphWidget(
-                title="Decision runs",
-                left=[state_machine.metric_succeeded(), state_machine.metric_failed()],
             ),
-            cloudwatch.GraphWidget(
-                title="Decisions",
-                left=[
-                    self._emf(Metric.DECISIONS),
-                    self._emf(Metric.FALLBACKS),
-                    self._emf(Metric.REJECTED_TRADES),
-                ],
-            ),
-            cloudwatch.GraphWidget(
-                title="Snapshots",
-                left=[snapshots],
-                right=[self._emf(Metric.SNAPSHOT_DURATION, "Maximum")],
-            ),
-            cloudwatch.GraphWidget(
-                title="Function errors", left=[fn.metric_errors() for fn in functions.values()]
-            ),
-            cloudwatch.GraphWidget(
-                title="Upstream retries", left=[self._emf(Metric.UPSTREAM_RETRIES)]
-            ),
-            cloudwatch.AlarmStatusWidget(title="Alarms", alarms=self.alarms),
+        ]
+        self.dashboard = (
+            self._dashboard(functions, state_machine, dead_letters) if dashboard else None
         )
 
-    @staticmethod
-    def _emf(name: Metric, statistic: str = "Sum") -> cloudwatch.Metric:
-        """A metric the handlers emit (Powertools EMF, dimension ``service``)."""
-        return cloudwatch.Metric(
-            namespace=METRICS_NAMESPACE,
-            metric_name=name.value,
-            statistic=statistic,
-            dimensions_map={"service": SERVICE_NAME},
+    def _run_failed_rule(self, state_machine: sfn.IStateMachine) -> events.Rule:
+        """Failed, timed-out and aborted executions of the decision run, to the topic."""
+        rule = events.Rule(
+            self,
+            "RunFailed",
+            description="A decision run failed, timed out or was aborted",
+            event_pattern=events.EventPattern(
+                source=["aws.states"],
+                detail_type=["Step Functions Execution Status Change"],
+                detail={
+                    "status": list(RUN_FAILED),
+                    "stateMachineArn": [state_machine.state_machine_arn],
+                },
+            ),
         )
+        field = events.EventField.from_path
+        message = events.RuleTargetInput.from_text(
+            f"Decision run {field('$.detail.name')} ended {field('$.detail.status')} at "
+            f"{field('$.time')}: {field('$.detail.executionArn')}. Its history is in the Step "
+            "Functions console; agents whose decisions succeeded are final, and a rerun of "
+            "the week (arena rerun --week ...) takes the others again."
+        )
+        rule.add_target(targets.SnsTopic(self.topic, message=message))
+        return rule
 
     def _alarm(
         self,
         name: str,
         metric: cloudwatch.IMetric,
         *,
-        threshold: float = 1,
         below: bool = False,
         missing: cloudwatch.TreatMissingData = cloudwatch.TreatMissingData.NOT_BREACHING,
     ) -> cloudwatch.Alarm:
@@ -117,10 +132,66 @@ class Monitoring(Construct):
             self,
             name,
             metric=metric,
-            threshold=threshold,
+            threshold=1,
             evaluation_periods=1,
             comparison_operator=operator,
             treat_missing_data=missing,
         )
         alarm.add_alarm_action(actions.SnsAction(self.topic))
         return alarm
+
+    def _dashboard(
+        self,
+        functions: dict[str, lambda_.Function],
+        state_machine: sfn.StateMachine,
+        dead_letters: sqs.IQueue,
+    ) -> cloudwatch.Dashboard:
+        """Free AWS metrics, the alarms, and the handlers' log lines queried with Logs Insights
+        (no custom metric: what the handlers log is the source)."""
+        board = cloudwatch.Dashboard(self, "Dashboard")
+        decide, snapshot = functions["Decide"].log_group, functions["Snapshot"].log_group
+        board.add_widgets(
+            cloudwatch.GraphWidget(
+                title="Decision runs",
+                left=[
+                    state_machine.metric_succeeded(),
+                    state_machine.metric_failed(),
+                    state_machine.metric_timed_out(),
+                    state_machine.metric_aborted(),
+                ],
+            ),
+            cloudwatch.LogQueryWidget(
+                title="Decisions per week: fallbacks, rejected trades, upstream retries",
+                log_group_names=[decide.log_group_name],
+                query_lines=[
+                    "filter message = 'decided'",
+                    "stats count(*) as decisions, sum(result.fallback) as fallbacks, "
+                    "sum(result.rejected) as rejected, sum(result.upstream_retries) as retries "
+                    "by bin(1w)",
+                ],
+            ),
+            cloudwatch.LogQueryWidget(
+                title="Snapshot passes: seconds and stale positions",
+                log_group_names=[snapshot.log_group_name],
+                query_lines=[
+                    "filter message = 'snapshot'",
+                    "stats max(result.seconds) as seconds, max(result.stale_positions) as stale, "
+                    "count(*) as passes by bin(1h)",
+                ],
+                view=cloudwatch.LogQueryVisualizationType.LINE,
+            ),
+            cloudwatch.GraphWidget(
+                title="Function errors (before Lambda's retries)",
+                left=[fn.metric_errors() for fn in functions.values()],
+            ),
+            cloudwatch.GraphWidget(
+                title="Function duration (max)",
+                left=[fn.metric_duration(statistic="Maximum") for fn in functions.values()],
+            ),
+            cloudwatch.GraphWidget(
+                title="Dead letters",
+                left=[dead_letters.metric_approximate_number_of_messages_visible()],
+            ),
+            cloudwatch.AlarmStatusWidget(title="Alarms", alarms=self.alarms),
+        )
+        return board

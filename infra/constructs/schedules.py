@@ -1,6 +1,12 @@
 """EventBridge Scheduler in UTC: Sunday 00:00 open the cohort, Sunday 00:05 the decision run,
 every 10 minutes a snapshot, hourly resolution (cadences from ``arena_core.constants``).
-Retries with a bounded event age, and a dead-letter queue for deliveries that still fail."""
+Retries with a bounded event age, and a dead-letter queue for deliveries that still fail.
+
+The scheduler invokes a function asynchronously: a delivery succeeds once Lambda has queued the
+event, and Lambda retries a failed invocation twice on its own. Each scheduled function
+therefore sends an event that still fails (or expires) to the same dead-letter queue, an
+on-failure destination: the queue alarms (``monitoring.py``), so no failure ends in a metric
+that nobody watches."""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from collections.abc import Mapping
 from aws_cdk import Duration
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_destinations as destinations
 from aws_cdk import aws_scheduler as scheduler
 from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_stepfunctions as sfn
@@ -21,6 +28,7 @@ from arena_core.constants import (
     SNAPSHOT_SCHEDULE,
 )
 
+LAMBDA_RETRIES = 2  # Lambda's own retries of a failed asynchronous invocation (its default)
 SCHEDULES = {
     "OpenCohort": (OPEN_COHORT_SCHEDULE, "OpenCohort"),
     "DecisionRun": (DECISION_RUN_SCHEDULE, "workflow"),
@@ -48,6 +56,7 @@ class Schedules(Construct):
         )
         role = iam.Role(self, "Role", assumed_by=iam.ServicePrincipal("scheduler.amazonaws.com"))
         self.dead_letters.grant_send_messages(role)
+        on_failure = destinations.SqsDestination(self.dead_letters)
         group = scheduler.CfnScheduleGroup(self, "Group")
         for name, (expression, target_name) in SCHEDULES.items():
             if target_name == "workflow":
@@ -58,6 +67,9 @@ class Schedules(Construct):
                 function = functions[target_name]
                 arn = function.function_arn
                 function.grant_invoke(role)
+                function.configure_async_invoke(
+                    on_failure=on_failure, retry_attempts=LAMBDA_RETRIES
+                )
                 payload = '{"source": "schedule"}'
             scheduler.CfnSchedule(
                 self,

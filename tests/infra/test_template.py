@@ -47,12 +47,9 @@ def functions(raw: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_outputs_name_what_an_operator_needs(raw: dict[str, Any]) -> None:
     outputs = raw["Outputs"]
-    for name in ("SiteUrl", "StateMachineArn", "TableName", "DeadLetterQueueUrl"):
+    for name in ("SiteUrl", "StateMachineArn", "TableName", "DeadLetterQueueUrl", "AlarmTopicArn"):
         assert name in outputs
-    dashboard = json.dumps(outputs["DashboardUrl"]["Value"])
-    assert "console.aws.amazon.com/cloudwatch" in dashboard and "#dashboards:name=" in dashboard
-    (logical_id,) = resources(raw, "AWS::CloudWatch::Dashboard")
-    assert logical_id in dashboard  # the name of this stack's own dashboard
+    assert "DashboardUrl" not in outputs  # no dashboard unless asked for
 
 
 def test_buckets_are_private_encrypted_ssl_only(template: Template, raw: dict[str, Any]) -> None:
@@ -191,24 +188,50 @@ def test_site_is_cloudfront_with_oac_https_and_security_headers(template: Templa
     template.has_output("SiteUrl", {})
 
 
-def test_monitoring_alarms_topic_and_dashboard(raw: dict[str, Any]) -> None:
+def test_monitoring_two_alarms_a_failed_run_rule_and_no_dashboard(raw: dict[str, Any]) -> None:
     alarms = resources(raw, "AWS::CloudWatch::Alarm")
-    names = " ".join(alarms)
-    for fragment in (
-        "RunFailed",
-        "RunTimedOut",
-        "DeadLetters",
-        "NoSnapshot",
-        "DecideErrors",
-        "SnapshotErrors",
-    ):
-        assert fragment in names
+    names = sorted(k.removeprefix("Monitoring")[:-8] for k in alarms)
+    assert names == ["DeadLetters", "NoSnapshot"]
     no_snapshot = next(v for k, v in alarms.items() if "NoSnapshot" in k)["Properties"]
+    # The free AWS/Lambda metric of the snapshot function, not a custom one
+    assert (no_snapshot["Namespace"], no_snapshot["MetricName"]) == ("AWS/Lambda", "Invocations")
+    assert no_snapshot["Dimensions"][0]["Value"] == {"Ref": logical(raw, "FunctionsSnapshot")}
     assert no_snapshot["TreatMissingData"] == "breaching"
     assert no_snapshot["Period"] == 1800
-    assert all(v["Properties"]["AlarmActions"] for v in alarms.values())
-    assert resources(raw, "AWS::SNS::Topic")
-    assert resources(raw, "AWS::CloudWatch::Dashboard")
+    (topic,) = resources(raw, "AWS::SNS::Topic")
+    assert all(v["Properties"]["AlarmActions"] == [{"Ref": topic}] for v in alarms.values())
+    (rule,) = resources(raw, "AWS::Events::Rule").values()
+    pattern = rule["Properties"]["EventPattern"]
+    assert pattern["detail"]["status"] == ["FAILED", "TIMED_OUT", "ABORTED"]
+    assert pattern["detail"]["stateMachineArn"] == [
+        {"Ref": logical(raw, "WorkflowStateMachine", "AWS::StepFunctions::StateMachine")}
+    ]
+    assert rule["Properties"]["Targets"][0]["Arn"] == {"Ref": topic}
+    assert resources(raw, "AWS::CloudWatch::Dashboard") == {}
+    # Finalize names a run's failed agents on the same topic, and only it may publish there
+    finalize = raw["Resources"][logical(raw, "FunctionsFinalize")]["Properties"]
+    assert finalize["Environment"]["Variables"]["ARENA_ALERT_TOPIC_ARN"] == {"Ref": topic}
+    publishers = {
+        json.dumps(policy["Properties"]["Roles"])
+        for policy in resources(raw, "AWS::IAM::Policy").values()
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+        if "sns:Publish" in actions(statement)
+    }
+    assert len(publishers) == 1 and "FunctionsFinalize" in publishers.pop()
+
+
+def test_the_dashboard_is_opt_in() -> None:
+    from infra.app import build_app  # noqa: PLC0415
+    from tests.infra.conftest import FAST  # noqa: PLC0415
+
+    app, stack = build_app(nag=False, context={**FAST, "arena:dashboard": "true"})
+    template = app.synth().get_stack_by_name(stack.stack_name).template
+    (logical_id,) = resources(template, "AWS::CloudWatch::Dashboard")
+    dashboard = json.dumps(template["Outputs"]["DashboardUrl"]["Value"])
+    assert "#dashboards:name=" in dashboard and logical_id in dashboard
+    body = json.dumps(template["Resources"][logical_id]["Properties"]["DashboardBody"])
+    assert "AWS/Lambda" in body and "filter message = 'decided'" in body
+    assert "ForecasterArena" not in body  # no custom metric namespace: AWS metrics and logs
 
 
 def statements_of(raw: dict[str, Any], role_prefix: str) -> list[dict[str, Any]]:

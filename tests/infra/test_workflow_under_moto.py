@@ -29,6 +29,7 @@ from arena_core.ports.llm import ChatMessage, LLMResponse
 from arena_core.settings import ArenaSettings
 from arena_local.memory import InMemoryCommitmentStore
 from arena_local.workflow import MOTO_CONFIG, LocalWorkflow, routed_handlers
+from tests.support.alerts import RecordingAlerts
 from tests.support.aws import FAKE_ENV, TABLE, create_stores
 from tests.support.builders import binary
 from tests.support.markets import StaticMarketSource
@@ -73,6 +74,7 @@ class Harness:
     failing: set[str]
     cohort: Cohort
     commitments: InMemoryCommitmentStore
+    alerts: RecordingAlerts
 
     def run(self, payload: dict[str, Any], name: str) -> dict[str, Any]:
         return self.workflow.run(payload, name, timeout=120)
@@ -100,6 +102,7 @@ def harness(
             return TimedAgent(calls, lock, fail=agent.family_id in failing)
 
         commitments = InMemoryCommitmentStore()
+        alerts = RecordingAlerts()
         clock = FixedClock(WEEK)
         cohort = Cohort.open(WEEK, default_lineup(include_baselines=False))
         stores.cohorts.create_cohort(cohort, cohort.agents())
@@ -114,10 +117,11 @@ def harness(
                 publisher=LocalFolderPublisher(tmp_path / "site"),
                 commitments=commitments,
                 agent_for=agent_for,
+                alerts=alerts,
             ),
         )
         bootstrap.reset(container)
-        yield Harness(LocalWorkflow(raw), stores, calls, failing, cohort, commitments)
+        yield Harness(LocalWorkflow(raw), stores, calls, failing, cohort, commitments, alerts)
         bootstrap.reset()
 
 
@@ -131,6 +135,7 @@ def test_a_full_decision_run_for_seven_agents(harness: Harness) -> None:
     assert described["status"] == "SUCCEEDED", described.get("error")
     output = results(described)
     assert output["decisions"] == {"succeeded": 7}
+    assert output["undecided"] == [] and harness.alerts.sent == []  # no alert when all decided
     agents = harness.stores.cohorts.agents(harness.cohort.cohort_id)
     assert all(len(harness.stores.ledger.trades(a.agent_id)) == 1 for a in agents)
     assert output["snapshot"]["agents"] == 7
@@ -153,6 +158,11 @@ def test_one_failing_agent_is_caught_while_six_complete(harness: Harness) -> Non
     described = harness.run({}, "run-fail")
     assert described["status"] == "SUCCEEDED"
     assert results(described)["decisions"] == {"succeeded": 6, "failed": 1}
+    # Finalize names the one agent that ended without a decision (the run's alert)
+    assert results(described)["undecided"] == [f"{harness.cohort.cohort_id}.kimi-k2"]
+    ((subject, message),) = harness.alerts.sent
+    assert subject == "Forecaster Arena: 1 agent(s) failed in run run-fail"
+    assert f"- {harness.cohort.cohort_id}.kimi-k2: failed" in message
     failed = harness.stores.decisions.decisions(f"{harness.cohort.cohort_id}.kimi-k2")
     assert failed[0].attempts == 3  # the Decide step was retried before the catch
     assert harness.stores.ledger.trades(f"{harness.cohort.cohort_id}.kimi-k2") == []

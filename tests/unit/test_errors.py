@@ -55,6 +55,7 @@ RETRYABLE = {
     "UpstreamNotFoundError": False,
     "UpstreamBadRequestError": False,
     "ConfigurationError": False,
+    "AlertError": True,  # the topic refused a run's alert: send it again rather than lose it
     "DemoError": False,
     "MarketsFileError": False,
     "LedgerMismatchDemoError": False,

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # imported when first used: keeps the handlers' import time l
     from arena_core.domain.cohort import Agent
     from arena_core.domain.lineup import AgentSpec
     from arena_core.ports.agent import ForecastAgent
+    from arena_core.ports.alerts import Alerts
     from arena_core.ports.blob_store import BlobStore
     from arena_core.ports.commitment_store import CommitmentStore
     from arena_core.ports.llm import LLMClient
@@ -40,6 +41,7 @@ class Injected:
     market_source: MarketSource | None = None
     publisher: SitePublisher | None = None
     commitments: CommitmentStore | None = None
+    alerts: Alerts | None = None
     llm_client: LLMClient | None = None
     lineup: tuple[AgentSpec, ...] | None = None  # release 1 when the table has none yet
     agent_for: Callable[[Agent], ForecastAgent] | None = None
@@ -98,6 +100,20 @@ class Container:
         return S3CommitmentStore(
             boto3.client("s3"), self.settings.site_bucket, lock=self.object_lock
         )
+
+    @functools.cached_property
+    def alerts(self) -> Alerts | None:
+        """The operator's alerts (the alarm topic). None where no topic is configured (local
+        runs, most tests): a run's failures are then only in its results and logs."""
+        if self.injected.alerts is not None:
+            return self.injected.alerts
+        if not self.settings.alert_topic_arn:
+            return None
+        import boto3  # noqa: PLC0415
+
+        from arena_core.adapters.sns_alerts import SnsAlerts  # noqa: PLC0415
+
+        return SnsAlerts(boto3.client("sns"), self.settings.alert_topic_arn)
 
     @functools.cached_property
     def market_source(self) -> MarketSource:

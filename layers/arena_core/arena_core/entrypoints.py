@@ -47,6 +47,8 @@ class FinalizeResult(_Result):
     decisions: dict[str, int]
     snapshot: SnapshotResult
     run_root: str | None = None  # the Merkle root of the run's commitments, when sealed
+    # The agents that ended without a decision, named in one alert when a topic is configured.
+    undecided: tuple[str, ...] = ()
 
 
 class ResolveResult(_Result):
@@ -195,7 +197,23 @@ def finalize(c: Container, event: FinalizeInput) -> FinalizeResult:
     root = seal_run(c, event)
     # The run's trades appear on the site at once, whatever the refresh window.
     snapshot = snapshot_and_publish(c, weekly=True)
-    return FinalizeResult(decisions=decisions, snapshot=snapshot, run_root=root)
+    # Last: a failure to alert fails the step, whose retry then finds the rest done.
+    undecided = alert_failures(c, event)
+    return FinalizeResult(
+        decisions=decisions, snapshot=snapshot, run_root=root, undecided=tuple(undecided)
+    )
+
+
+def alert_failures(c: Container, event: FinalizeInput) -> list[str]:
+    """One alert naming the run's agents that ended without a decision (when a topic is
+    configured); the agents named."""
+    from arena_core.services.run_alerts import alert_failed_agents, failed_agents  # noqa: PLC0415
+
+    if c.alerts is None:
+        return [f.agent_id for f in failed_agents(event.results)]
+    return alert_failed_agents(
+        c.alerts, event.results, run_id=event.execution_id, run_at=event.run_at
+    )
 
 
 def seal_run(c: Container, event: FinalizeInput) -> str | None:

@@ -227,6 +227,10 @@ class ConfigurationError(ArenaError):
     """Settings are missing or invalid."""
 
 
+class AlertError(ArenaError):
+    """An alert to the operator could not be delivered (the alarm topic refused it)."""
+
+
 # --- what a retry can fix -----------------------------------------------------------------------
 
 # The decision workflow retries a failed step when its error is one of these: transient by
@@ -241,6 +245,7 @@ RETRYABLE: frozenset[type[ArenaError]] = frozenset(
         ClaimHeldError,
         RetryableUpstreamError,
         DecideAttemptError,
+        AlertError,
     }
 )
 

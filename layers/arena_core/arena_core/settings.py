@@ -20,6 +20,9 @@ class ArenaSettings(BaseSettings):
     table_name: str
     audit_bucket: str
     site_bucket: str | None = None
+    # The alarm topic (SNS): Finalize names there the agents of a run that ended without a
+    # decision. None (local runs, tests): no alert is sent.
+    alert_topic_arn: str | None = None
     openrouter_parameter_name: str | None = None
     openrouter_base_url: str = "https://openrouter.ai/api/v1"
     # Send every model family to this one model (a local OpenAI-compatible server, say).
