@@ -1,9 +1,10 @@
-"""Validate a synthesized template: cfn-lint on it, asl-validator on the state machine.
+"""Validate a synthesized template: cfn-lint on it, asl-validator on the state machine, and the
+cross-service rules a real account enforces (``infra/account_rules.py``).
 
 The state machine's ``DefinitionString`` is an ``Fn::Join`` full of ``Fn::GetAtt``/``Ref``
 tokens; they are resolved to concrete ARNs first (asl-validator does not catch unresolved
-tokens). ``python -m infra.validate cdk.out/ForecasterArena.template.json`` runs both and exits
-non-zero on any finding (cfn-lint's W3005, redundant DependsOn emitted by CDK, is ignored).
+tokens). ``python -m infra.validate cdk.out/ForecasterArena.template.json`` runs all three and
+exits non-zero on any finding (cfn-lint's W3005, redundant DependsOn emitted by CDK, is ignored).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from infra import account_rules
 
 REGION, ACCOUNT = "us-east-1", "123456789012"
 PSEUDO = {
@@ -85,10 +88,15 @@ def main(template_path: str) -> int:
     print(f"cfn-lint (W3005 ignored): {'ok' if lint.returncode == 0 else 'FAILED'}")
     if lint.stdout.strip():
         print(lint.stdout)
-    asl = run_asl_validator(state_machine_definition(json.loads(path.read_text())))
+    template = json.loads(path.read_text())
+    asl = run_asl_validator(state_machine_definition(template))
     verdict = "ok" if asl.returncode == 0 else "FAILED"
     print(f"asl-validator: {verdict} {asl.stdout.strip()} {asl.stderr.strip()}")
-    return 1 if lint.returncode or asl.returncode else 0
+    found = account_rules.findings(template)
+    print(f"account rules ({len(account_rules.RULES)}): {'ok' if not found else 'FAILED'}")
+    for finding in found:
+        print(f"  {finding}")
+    return 1 if lint.returncode or asl.returncode or found else 0
 
 
 if __name__ == "__main__":
