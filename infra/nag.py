@@ -62,13 +62,14 @@ def wildcard_resources(stack: Stack) -> dict[str, str]:
         return f"<{resolve(resource)}.Arn>"  # type: ignore[arg-type]
 
     found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/*]"] = (
-        "The publishers (Snapshot, Resolve, Finalize) PutObject the static site's pages and "
+        "The publishers (Snapshot, Finalize) PutObject the static site's pages and "
         "exports, whose keys grow with cohorts and agents; they read back only the manifest (a "
         "single key) and are granted no delete or bucket administration."
     )
     found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/{DATA}]"] = (
         "The publishers read back the dataset files earlier publications wrote (the markets "
-        "table, and every data file once a week for dataset.zip): keys grow with cohorts and "
+        "and costs tables, the leaderboard's carried inputs, and every data file once a week for "
+        "dataset.zip): keys grow with cohorts and "
         "weeks, so the data/ prefix is the narrowest pattern; pages outside it are never read."
     )
     found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Audit')}/{UNIVERSES}]"] = (

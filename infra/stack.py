@@ -3,7 +3,7 @@
 Grants, least privilege, come from one table (``constructs/grants.py``): each function gets the
 DynamoDB actions its code calls (indexes by name, only where it queries one); Prepare reads and
 writes the universes in the audit bucket, Decide reads them and writes prompts and replies under
-decisions/ (retained), the publishers (Snapshot, Resolve, Finalize) only read decisions/ and
+decisions/ (retained), the publishers (Snapshot, Finalize) only read decisions/ and
 write the site; Decide writes its decisions' commitments (retained) and appends to their log,
 Finalize the run's root; only Decide reads the OpenRouter key (an SSM SecureString parameter
 the operator creates: CloudFormation cannot create SecureStrings, and Secrets Manager would cost

@@ -5,8 +5,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from arena_core import bootstrap, entrypoints
-from arena_core.constants import Metric
-from arena_core.observability import count, logger, metrics, seconds, tracer
+from arena_core.observability import logger, tracer
 from arena_core.workflow import DecideInput, FinalizeInput, RunInput
 
 
@@ -20,22 +19,16 @@ def prepare(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
 
 @logger.inject_lambda_context(log_event=True, correlation_id_path="agent_id")
 @tracer.capture_lambda_handler
-@metrics.log_metrics
 def decide(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = entrypoints.decide(bootstrap.container(), DecideInput.model_validate(event))
-    count(Metric.DECISIONS, 1)
-    count(Metric.FALLBACKS, int(result.fallback))
-    count(Metric.REJECTED_TRADES, result.rejected)
-    count(Metric.UPSTREAM_RETRIES, result.upstream_retries)
+    # Fallbacks, rejected trades and upstream retries are in this line (no custom metric).
     logger.info("decided", extra={"result": result.model_dump(mode="json")})
     return result.model_dump(mode="json")
 
 
 @logger.inject_lambda_context(log_event=False)
 @tracer.capture_lambda_handler
-@metrics.log_metrics
 def finalize(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = entrypoints.finalize(bootstrap.container(), FinalizeInput.model_validate(event))
-    seconds(Metric.SNAPSHOT_DURATION, result.snapshot.seconds)
-    logger.info("finalized", extra={"decisions": result.decisions})
+    logger.info("finalized", extra={"decisions": result.decisions, "undecided": result.undecided})
     return result.model_dump(mode="json")

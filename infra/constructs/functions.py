@@ -20,7 +20,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from arena_core.constants import METRICS_NAMESPACE, SERVICE_NAME
+from arena_core.constants import SERVICE_NAME
 
 FUNCTIONS = Path(__file__).resolve().parents[2] / "functions"
 
@@ -102,7 +102,6 @@ class Functions(Construct):
                 environment={
                     **environment,
                     "POWERTOOLS_SERVICE_NAME": SERVICE_NAME,
-                    "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
                 },
             )
 

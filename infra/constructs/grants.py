@@ -85,7 +85,8 @@ def _publisher(
     """A function that publishes the site: its own table actions, the reads every publish
     makes (both indexes, prompts and raw replies under decisions/*, the weekly universes), any
     page of the site bucket, its manifest of digests (absent before the first publish) and the
-    dataset files it carries over (the markets and costs tables, the weekly dataset.zip)."""
+    data files it carries over (the markets and costs tables, the leaderboard's inputs, the
+    weekly dataset.zip)."""
     return Grant(
         table=table,
         indexes=(GSI1, GSI2),
@@ -140,9 +141,10 @@ GRANTS: dict[str, Grant] = {
     # (GSI2 Query), market states (BatchGetItem, UpdateItem); apply_settlement's transaction
     # (Put settlement and position, Update agent, market and aggregate, Delete the open guard);
     # apply_scores (BatchGetItem, then a transaction: Put scores, Update aggregate and agent);
-    # completing a cohort writes each agent's final snapshot (BatchWriteItem, PutItem), then
-    # the cohort (UpdateItem); then the site.
-    "Resolve": _publisher(*_SNAPSHOT_AND_PUBLISH, "DeleteItem"),
+    # completing a cohort writes each agent's final, hourly and latest snapshots
+    # (BatchWriteItem, PutItem), then the cohort (UpdateItem). No site: the next snapshot tick
+    # publishes what it settled.
+    "Resolve": Grant(table=(*_SNAPSHOT_AND_PUBLISH, "DeleteItem"), indexes=(GSI1, GSI2)),
 }
 
 

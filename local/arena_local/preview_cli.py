@@ -1,4 +1,10 @@
-"""``arena preview --family ID [--week DATE] [--offline] [--call] [--llm-base-url URL]``."""
+"""``arena preview --family ID [--week DATE] [--offline] [--call] [--llm-base-url URL]``.
+
+With ``--offline`` and no AWS configuration at all (no region, or no credentials), no stack is
+looked for: the preview is the prompt a fresh agent of the family gets from the seeded lineup
+(release 1, as the first cohort would freeze it) on the recorded dump, so a newcomer sees what
+an agent is asked without deploying anything. With a configuration, the deployed stack's agent,
+as before."""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+import boto3
 import httpx
 
 from arena_core.adapters.openrouter import OPENROUTER_URL, OpenRouterClient
@@ -19,6 +26,7 @@ from arena_core.ports.market_source import MarketSource
 from arena_local import operations
 from arena_local.arguments import week
 from arena_local.demo.markets import FIXTURES, RECORDED_DUMP, from_file
+from arena_local.memory import memory_stores
 from arena_local.preview import build_preview, call_model, find_member, print_prompt
 from arena_local.replay import GammaReplay
 
@@ -39,18 +47,37 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], st
 
 def run(args: argparse.Namespace, now: datetime | None = None) -> int:
     moment = now or datetime.now(UTC)
-    stores, outputs = operations.stack_stores(args.stack)
+    if args.offline and not aws_configured():
+        stores, outputs = memory_stores(), None  # no deployment: the seeded lineup, read only
+    else:
+        stores, found = operations.stack_stores(args.stack)
+        outputs = found
     member = find_member(stores, args.family, args.week, moment)
     source, origin = _source(args.offline)
     markets = source.top_markets(UNIVERSE_SIZE).ordered()
     preview = build_preview(stores, member, markets, moment)
     print_prompt(preview, origin, sys.stdout)
     if args.call:
-        key = _api_key(args.llm_base_url, lambda: outputs.get("OpenRouterParameterName"))
+        key = _api_key(args.llm_base_url, lambda: _parameter(outputs))
         with httpx.Client() as http:
             client = OpenRouterClient(http, key, base_url=args.llm_base_url or OPENROUTER_URL)
             call_model(preview, LLMAgent(client, member.agent.model_id), sys.stdout)
     return 0
+
+
+def aws_configured() -> bool:
+    """Whether boto3 finds a region and credentials (environment, profile or instance): what
+    looking for a deployed stack needs."""
+    session = boto3.session.Session()
+    return session.region_name is not None and session.get_credentials() is not None
+
+
+def _parameter(outputs: operations.StackOutputs | None) -> str:
+    if outputs is None:
+        raise ConfigurationError(
+            "no AWS configuration: set OPENROUTER_API_KEY (or --llm-base-url) to --call a model"
+        )
+    return outputs.get("OpenRouterParameterName")
 
 
 def _source(offline: bool) -> tuple[MarketSource, str]:

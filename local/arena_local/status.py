@@ -125,7 +125,7 @@ def _done_before(cohort: Cohort, moment: datetime) -> bool:
 
 
 def _values(stores: Stores, cohort: Cohort) -> CohortStatus:
-    latest = stores.views.latest_snapshots(cohort.cohort_id)
+    latest = stores.views.latest_snapshots(cohort)
     agents = []
     for spec in cohort.lineup:
         agent_id = Agent.id_for(cohort.cohort_id, spec.family_id)

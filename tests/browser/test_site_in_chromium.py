@@ -3,6 +3,7 @@ accessible (axe-core), and screenshots for the README."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -206,3 +207,32 @@ def test_screenshots_of_leaderboard_and_model_page(
         target = artifacts / f"{name.replace(' ', '-')}.png"
         page.screenshot(path=str(target), full_page=True)
         assert target.stat().st_size > 10_000
+
+
+def test_a_live_cohorts_pages_take_their_figures_from_its_live_file(
+    scenario: Scenario, visit: Any
+) -> None:
+    """The pages are redrawn daily; the script puts the live file's figures in place (here a
+    file rewritten after the pages were drawn, as the next half hour's would be)."""
+    cohort = scenario.stores.cohorts.cohorts()[-1]
+    assert cohort.status.value == "active"
+    path = scenario.site_dir / f"data/live/{cohort.cohort_id}.json"
+    original = path.read_bytes()
+    live = json.loads(original)
+    agent = f"{cohort.cohort_id}.{HOSTILE_FAMILY}"
+    position = scenario.stores.ledger.positions(agent)[0].position_id
+    live["as_of"] = "2099-01-01 00:00 UTC"
+    live["values"] |= {f"{agent}/cash": "1,234.56", f"{position}/price": "0.9876"}
+    path.write_text(json.dumps(live))
+    try:
+        cohort_page = visit(f"cohorts/{cohort.cohort_id}/index.html")
+        agent_page = visit(first_agent_page(scenario))
+        for page in (cohort_page, agent_page):
+            assert page.problems == []
+            cash = page.page.locator(f'[data-live="{agent}/cash"]')
+            cash.filter(has_text="1,234.56").wait_for()
+            assert page.page.locator("[data-live-as-of]").inner_text() == live["as_of"]
+        price = agent_page.page.locator(f'[data-live="{position}/price"]')
+        price.filter(has_text="0.9876").wait_for()
+    finally:
+        path.write_bytes(original)

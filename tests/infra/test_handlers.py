@@ -93,10 +93,16 @@ def test_snapshot_and_resolve_handlers_mark_settle_and_publish(
     for market_id in ("m1", "m2"):
         source.set(resolved(source.markets[market_id], ResolutionKind.WINNER, "YES"))
     clock.set(SUNDAY + timedelta(hours=1))
+    published = s3.get_object(Bucket="site", Key="data/leaderboard.json")["ETag"]
     resolution = resolve_handler.handler({"source": "schedule"}, CONTEXT)
     assert resolution["checked"] >= 1
     assert sum(resolution["settled"].values()) >= 1
     assert resolution["completed_cohorts"] == ["c2026-03-01"]
+    # The resolution pass publishes nothing: the next snapshot tick shows what it settled
+    assert s3.get_object(Bucket="site", Key="data/leaderboard.json")["ETag"] == published
+    clock.set(SUNDAY + timedelta(hours=1, minutes=10))
+    tick = snapshot_handler.handler({"source": "schedule"}, CONTEXT)
+    assert tick["site_scope"] == "board"
     leaderboard = json.loads(
         s3.get_object(Bucket="site", Key="data/leaderboard.json")["Body"].read()
     )

@@ -46,7 +46,7 @@ from tests.support.builders import binary, resolved
 from tests.support.markets import StaticMarketSource
 
 FUNCTIONS = ("OpenCohort", "Prepare", "Decide", "Finalize", "Snapshot", "Resolve")
-PUBLISHERS = ("Finalize", "Snapshot", "Resolve")
+PUBLISHERS = ("Finalize", "Snapshot")
 Grants = dict[str, set[str]]  # rendered resource -> actions allowed on it
 
 # What publishing the site reads (cohorts by status on GSI1, families on GSI2, partitions,
@@ -121,7 +121,7 @@ EXPECTED_S3: dict[str, Grants] = {
         "Site/commitments/runs/*": RETAINED,
     },
     "Snapshot": PUBLISH_S3,
-    "Resolve": PUBLISH_S3,
+    "Resolve": {},  # settles and completes; the snapshot ticks publish
 }
 # What grant_read_write_data gives: no function needs all of it.
 READ_WRITE_DATA = {
@@ -475,7 +475,11 @@ def _run_a_week(recording: Recording) -> None:
     clock.set(SUNDAY + timedelta(hours=1))
     recording.running("Resolve")
     resolution = resolve_handler.handler({"source": "schedule"}, CONTEXT)
-    assert resolution["completed_cohorts"] and resolution["site_uploaded"]
+    assert resolution["completed_cohorts"]
+    # The hour's first tick: the hour closed, everything site-wide and the completed cohort's
+    # final pages published (the resolution pass publishes nothing)
+    recording.running("Snapshot")
+    assert snapshot_handler.handler({"source": "schedule"}, CONTEXT)["site_scope"] == "full"
     if container.settings.methodology == "v1+panel":  # the panel was drawn and scored
         assert container.stores.panel.scores("c2026-03-01")
 

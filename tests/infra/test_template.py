@@ -31,7 +31,9 @@ def test_table_uses_the_key_schema_the_tests_use(raw: dict[str, Any]) -> None:
     assert props["KeySchema"] == expected["KeySchema"]
     indexes = {i["IndexName"]: i["KeySchema"] for i in props["GlobalSecondaryIndexes"]}
     assert indexes == {i["IndexName"]: i["KeySchema"] for i in expected["GlobalSecondaryIndexes"]}
-    assert props["SSESpecification"]["SSEEnabled"] is True
+    # Encrypted at rest with DynamoDB's own key: no KMS request to pay for (or key policy)
+    assert props.get("SSESpecification", {}).get("SSEEnabled", False) is False
+    assert "KMSMasterKeyId" not in json.dumps(props)
     (replica,) = props["Replicas"]
     assert replica["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
     # Raw snapshots expire through TTL on the attribute the adapter writes
@@ -277,8 +279,9 @@ def test_only_decide_reads_the_openrouter_key(raw: dict[str, Any]) -> None:
 
 
 def test_only_the_publishers_write_the_site_bucket(raw: dict[str, Any]) -> None:
-    """Pages: the publishers alone. Decide writes only under commitments/ (its decisions'
-    commitments and their log)."""
+    """Pages: the publishers alone (Snapshot's ticks, Finalize after a run; the resolution pass
+    publishes nothing). Decide writes only under commitments/ (its decisions' commitments and
+    their log)."""
     site = logical(raw, "StorageSite", "AWS::S3::Bucket")
     writers: set[str] = set()
     for policy in resources(raw, "AWS::IAM::Policy").values():
@@ -292,7 +295,7 @@ def test_only_the_publishers_write_the_site_bucket(raw: dict[str, Any]) -> None:
             else:
                 writers.add(role)
     assert sorted(w.split("ServiceRole")[0] for w in writers) == sorted(
-        f"Functions{n}" for n in ("Finalize", "Resolve", "Snapshot")
+        f"Functions{n}" for n in ("Finalize", "Snapshot")
     )
 
 

@@ -87,7 +87,6 @@ def harness(
     for key, value in {
         **FAKE_ENV,
         "POWERTOOLS_TRACE_DISABLED": "true",
-        "POWERTOOLS_METRICS_NAMESPACE": "ForecasterArena",
     }.items():
         monkeypatch.setenv(key, value)
     with mock_aws(config=MOTO_CONFIG), routed_handlers():  # type: ignore[call-overload]

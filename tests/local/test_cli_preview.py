@@ -27,6 +27,7 @@ from arena_core.services.open_cohort import OpenCohortService
 from arena_core.services.weekly_run import PrepareRunService, RunRequest
 from arena_local.cli import main
 from arena_local.demo.markets import FIXTURES, RECORDED_DUMP, from_file
+from arena_local.memory import InMemoryBlobStore, memory_stores
 from arena_local.replay import GammaReplay
 from tests.support.agents import ScriptedAgent
 from tests.support.aws import dynamo_client, embedded_aws
@@ -213,3 +214,57 @@ def test_a_family_added_since_the_cohort_opened_previews_as_a_new_member(
     assert _everything() == before
     assert "not opened yet" in out.splitlines()[0]
     assert "cash=10000.00" in out and "no open positions" in out
+
+
+NO_AWS = (
+    "AWS_DEFAULT_REGION",
+    "AWS_REGION",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_SECURITY_TOKEN",
+    "AWS_PROFILE",
+)
+
+
+def test_without_any_aws_configuration_the_offline_preview_is_a_fresh_agents_prompt(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No region, no credentials, no stack: the prompt a fresh agent of the seeded lineup
+    gets on the recorded dump, byte for byte what the decide path builds for it."""
+    for name in NO_AWS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    assert main(["preview", "--family", FAMILY, "--offline"], now=RUN_AT) == 0
+    out = capsys.readouterr().out
+    assert "not opened yet: as a new cohort starts it" in out.splitlines()[0]
+    assert "decision week 1" in out.splitlines()[0]
+    printed = _printed_transcript(out)
+    # The decide path, for the same family's agent of a cohort opened from the seeded lineup
+    stores, clock, blobs = memory_stores(), FixedClock(WEEK0), InMemoryBlobStore()
+    OpenCohortService(stores.cohorts, clock, LineupService(stores.lineups, clock)).open()
+    clock.set(RUN_AT)
+    agent_id = Agent.id_for("c2026-03-01", FAMILY)
+    prepared = PrepareRunService(stores, _offline_source(), blobs, clock).prepare(
+        RunRequest(agent_ids=[agent_id])
+    )
+    (item,) = prepared.items
+    agent = ScriptedAgent(json.dumps({"action": "HOLD", "reasoning": "r"}))
+    request = DecideRequest(item.agent_id, item.run_at, item.universe_ref, "owner-1")
+    DecideService(stores, blobs, clock).decide(request, agent)
+    ((system, user),) = [(c[0].content, c[1].content) for c in agent.conversations]
+    assert printed.encode() == f"=== system ===\n{system}\n=== user ===\n{user}\n".encode()
+
+
+def test_offline_without_aws_configuration_cannot_call_the_deployed_key(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in (*NO_AWS, "OPENROUTER_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    assert main(["preview", "--family", FAMILY, "--offline", "--call"], now=RUN_AT) == 2
+    assert "no AWS configuration: set OPENROUTER_API_KEY" in capsys.readouterr().err

@@ -1,29 +1,45 @@
-"""The cost model: quantities metered on a simulated week, priced per month from the template's
-schedules; a schedule change moves the lines it drives and no other."""
+"""The cost model: a metered steady state (live cohorts after completed ones, a sample at the
+deployed cadence), priced per month from the template's schedules; the model's monthly
+quantities agree with a longer metered span's, line by line; a schedule change moves the lines
+it drives and no other."""
 
 from __future__ import annotations
 
 import copy
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from arena_core.domain.lineup import BASELINES
-from arena_local.cost.lines import all_lines
+from arena_local.cost.lines import all_lines, line_map
+from arena_local.cost.meter import PUBLICATIONS
 from arena_local.cost.model import (
+    HOURS_PER_MONTH,
+    WEEKLY,
     WEEKS_PER_MONTH,
-    Line,
-    Measured,
+    counts,
     load_prices,
     per_month,
     schedules,
 )
 from arena_local.cost.report import render
-from arena_local.cost.run import measure_week
-from arena_local.cost.totals import growth
+from arena_local.cost.steady import Measured, SteadyState, measure_steady_state
+from arena_local.cost.totals import after_free_tier
 from arena_local.workflow import synthesized_template
+
+# Small: the three baselines, a 100-market universe, two completed cohorts before the five
+# live ones; a 2-hour sample from Sunday 00:00, metered on to a whole day.
+SMALL = SteadyState(
+    history_weeks=2,
+    scores_per_agent=5,
+    sample_hours=2,
+    span_hours=24,
+    warm_up_hours=6,
+    universe_size=100,
+)
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +49,7 @@ def template() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def measured(template: dict[str, Any]) -> Measured:
-    """A metered week of the three baselines on a 100-market universe."""
-    return measure_week(template, BASELINES, universe_size=100)
+    return measure_steady_state(template, BASELINES, SMALL)
 
 
 def _expression(template: dict[str, Any], target: str) -> str:
@@ -46,47 +61,78 @@ def _expression(template: dict[str, Any], target: str) -> str:
     raise AssertionError(f"no schedule targets {target}")
 
 
-def _by_what(lines: list[Line]) -> dict[str, Line]:
-    return {f"{line.service} {line.what}": line for line in lines}
-
-
-def test_the_week_is_metered_per_function(template: dict[str, Any], measured: Measured) -> None:
+def test_the_sample_is_metered_per_function_and_publication(measured: Measured) -> None:
     usage = measured.usage
-    per_week = {
-        name: per_month(_expression(template, f"Functions{name}")) / WEEKS_PER_MONTH
-        for name in ("Snapshot", "Resolve", "OpenCohort")
+    ticks = SMALL.sample_hours * 6
+    assert usage["Snapshot"].invocations == ticks  # every 10 minutes, as deployed
+    assert usage["Resolve"].invocations == SMALL.sample_hours
+    assert (usage["OpenCohort"].invocations, usage["Prepare"].invocations) == (1, 1)
+    assert usage["Decide"].invocations == len(BASELINES) * SMALL.live_cohorts
+    # Every tick published: its leaderboard, the window's live figures, the hour's everything,
+    # the day's pages (Sunday 00:00), and the run's weekly publication
+    published = {name: usage[p].invocations for name, p in PUBLICATIONS.items() if p in usage}
+    assert published == {
+        "daily": 1,
+        "full": SMALL.sample_hours - 1,
+        "live": SMALL.sample_hours,
+        "board": ticks - 2 * SMALL.sample_hours,
+        "weekly": 1,
     }
-    assert {name: usage[name].invocations for name in per_week} == {
-        name: round(count) for name, count in per_week.items()
-    }
-    assert usage["Snapshot"].invocations == 7 * 24 * 6  # every 10 minutes, as deployed
-    assert (usage["Prepare"].invocations, usage["Finalize"].invocations) == (1, 1)
-    assert usage["Decide"].invocations == len(BASELINES)
-    assert usage["PublishWeekly"].invocations >= 1  # after the decision run, and at the end
-    snapshot, decide = usage["Snapshot"], usage["Decide"]
-    assert snapshot.requests["dynamodb:BatchWriteItem"] >= snapshot.invocations  # its snapshots
-    assert snapshot.write_units > snapshot.invocations and snapshot.read_units > 0
-    assert decide.requests["dynamodb:TransactWriteItems"] > 0  # the baselines' trades
-    assert decide.prompts == len(BASELINES) and decide.prompt_bytes > 0
-    assert measured.table_bytes["snapshot"] > 0
-    assert all(usage[n].log_bytes > 0 for n in ("OpenCohort", "Decide", "Snapshot", "Resolve"))
+    board = usage[PUBLICATIONS["board"]]
+    assert 1 < board.site_uploads / board.invocations <= 8  # the home page, its tables, manifest
+    assert usage[PUBLICATIONS["daily"]].site_uploads > 10 * board.site_uploads / board.invocations
+    assert usage["Snapshot"].write_units > 0 and usage["Snapshot"].read_units > 0
+    assert usage["Decide"].requests["dynamodb:TransactWriteItems"] > 0  # the baselines' trades
+    assert measured.table_after.items["snapshot"] > measured.table_before.items["snapshot"]
+    assert all(measured.init_seconds[f] > 0 for f in ("Snapshot", "Decide"))
 
 
-def test_quantities_per_month_follow_the_schedules(
+def test_the_model_agrees_with_a_metered_day_line_by_line(
     template: dict[str, Any], measured: Measured
 ) -> None:
+    """Quantities per month from the 2-hour sample (occurrences from the template, costs per
+    occurrence from the sample) against the day's own counts: each weekly item once a week,
+    everything else scaled from the day. Within 10% per line."""
+    assert measured.span_usage is not None
     prices = load_prices()
-    lines = _by_what(all_lines(template, measured, prices, cohorts=1))
-    month = per_month(_expression(template, "FunctionsSnapshot"))
-    assert lines["Lambda Snapshot requests"].quantity == pytest.approx(month)
-    assert lines["Lambda OpenCohort requests"].quantity == pytest.approx(WEEKS_PER_MONTH)
+    model = line_map(all_lines(template, measured, prices))
+    span = SMALL.span_hours
+    direct_usage = measured.span_usage
+    direct = {
+        name: usage.invocations * (WEEKS_PER_MONTH if name in WEEKLY else HOURS_PER_MONTH / span)
+        for name, usage in direct_usage.items()
+    }
+    metered = replace(measured, usage=direct_usage)
+    day = line_map(all_lines(template, metered, prices, occurrences=direct))
+    assert set(day) == set(model)
+    compared = 0
+    for what, line in model.items():
+        expected = day[what].quantity
+        if expected == line.quantity == 0:
+            continue
+        assert line.quantity == pytest.approx(expected, rel=0.10), what
+        compared += 1
+    assert compared >= 25
+
+
+def test_occurrences_per_month_follow_the_schedules(
+    template: dict[str, Any], measured: Measured
+) -> None:
+    n = counts(template, measured.usage)
+    assert n["Snapshot"] == pytest.approx(per_month(_expression(template, "FunctionsSnapshot")))
+    assert n["OpenCohort"] == pytest.approx(WEEKS_PER_MONTH)
+    assert n["Decide"] == pytest.approx(WEEKS_PER_MONTH * len(BASELINES) * SMALL.live_cohorts)
+    publications = sum(n[PUBLICATIONS[s]] for s in ("board", "live", "full", "daily"))
+    assert publications == pytest.approx(n["Snapshot"])  # every tick publishes once
+    assert n[PUBLICATIONS["full"]] == pytest.approx(24 * 30.4375 - 30.4375)
+    lines = line_map(all_lines(template, measured, load_prices()))
     assert lines["Scheduler invocations"].quantity == pytest.approx(
         sum(schedules(template).values())
     )
-    writes = sum(u.write_units for u in measured.usage.values() if u.invocations)
-    assert lines["DynamoDB write request units"].quantity > writes  # a month is > a week
     alarms = [r for r in template["Resources"].values() if r["Type"] == "AWS::CloudWatch::Alarm"]
-    assert lines["CloudWatch alarms"].quantity == len(alarms)
+    assert lines["CloudWatch alarms, as alarm metrics"].quantity == len(alarms) == 2
+    assert lines["CloudWatch dashboards"].quantity == 0
+    assert lines["CloudWatch custom metrics, by emitting cadence"].quantity == 0
 
 
 def test_snapshots_every_five_minutes_move_the_snapshot_lines_only(
@@ -98,66 +144,41 @@ def test_snapshots_every_five_minutes_move_the_snapshot_lines_only(
         props = resource.get("Properties", {})
         if props.get("ScheduleExpression") == _expression(template, "FunctionsSnapshot"):
             props["ScheduleExpression"] = "rate(5 minutes)"
-    before = _by_what(all_lines(template, measured, prices))
-    after = _by_what(all_lines(faster, measured, prices))
-    requests, compute = "Lambda Snapshot requests", "Lambda Snapshot compute (1024 MB arm64)"
+    before = line_map(all_lines(template, measured, prices))
+    after = line_map(all_lines(faster, measured, prices))
+    requests = "Lambda Snapshot requests"
     assert after[requests].quantity == pytest.approx(2 * before[requests].quantity)
-    # Twice the passes, but the same publications (one per refresh window) in the compute.
-    assert before[compute].quantity < after[compute].quantity < 2 * before[compute].quantity
     assert after["Scheduler invocations"].quantity == pytest.approx(
-        before["Scheduler invocations"].quantity + before["Lambda Snapshot requests"].quantity
+        before["Scheduler invocations"].quantity + before[requests].quantity
     )
     for what in ("DynamoDB write request units", "DynamoDB read request units"):
         assert after[what].quantity > before[what].quantity
-    # The site is published once per refresh window, however often the snapshots run.
-    assert after["S3 PUT/LIST requests"].quantity == pytest.approx(
-        before["S3 PUT/LIST requests"].quantity
-    )
-    moved = {
-        what for what in before if after[what].quantity != pytest.approx(before[what].quantity)
-    }
+    moved = {w for w in before if after[w].quantity != pytest.approx(before[w].quantity)}
     unmoved = {
         "Lambda OpenCohort requests",
         "Lambda Decide requests",
         "Lambda Resolve requests",
-        "CloudWatch alarms",
+        "CloudWatch alarms, as alarm metrics",
         "CloudWatch dashboards",
         "Secrets Manager secrets",
     }
     assert not moved & unmoved
 
 
-def test_the_report_names_the_biggest_items_and_ends_with_the_total(
+def test_the_report_ends_with_the_list_price_total_and_names_what_was_given_up(
     template: dict[str, Any], measured: Measured
 ) -> None:
     prices = load_prices()
     lines = all_lines(template, measured, prices)
-    out = render(lines, measured, prices, models=["openai/gpt-5.2"], cohorts=5, ttl_days=30)
+    out = render(lines, measured, prices, models=["openai/gpt-5.2"])
     total = sum(line.dollars for line in lines)
     assert out[-1] == f"Total: ${total:.2f} per month"
     assert sum(bool(re.fullmatch(r"Total: \$\d+\.\d\d per month", line)) for line in out) == 1
+    free = after_free_tier(lines, prices)
+    assert f"With AWS's always-free tier unused elsewhere in the account: ${free:.2f}" in out[-3]
+    assert free < total
+    given = out.index("What the operator gives up for these savings:")
+    assert len([line for line in out[given + 1 : -3] if line.startswith("  - ")]) >= 5
     biggest = max(lines, key=lambda line: line.dollars)
     assert f"Biggest line items: {biggest.service} {biggest.what}" in "\n".join(out)
     assert prices["dated"] in out[0]
-    table = growth(measured, 5, 30)
-    assert table.stored_after(52, ttl=True) < table.stored_after(52, ttl=False)
-    assert any(line.startswith("Table growth per week: ") for line in out)
-
-
-def test_a_shorter_site_refresh_moves_the_publishing_lines(
-    template: dict[str, Any], measured: Measured
-) -> None:
-    prices = load_prices()
-    faster = copy.deepcopy(template)
-    for resource in faster["Resources"].values():
-        variables = resource.get("Properties", {}).get("Environment", {}).get("Variables", {})
-        if "ARENA_SITE_REFRESH_MINUTES" in variables:
-            assert variables["ARENA_SITE_REFRESH_MINUTES"] == "30"  # the default
-            variables["ARENA_SITE_REFRESH_MINUTES"] = "10"
-    before = _by_what(all_lines(template, measured, prices))
-    after = _by_what(all_lines(faster, measured, prices))
-    assert after["S3 PUT/LIST requests"].quantity > before["S3 PUT/LIST requests"].quantity
-    compute = "Lambda Snapshot compute (1024 MB arm64)"
-    assert after[compute].quantity > before[compute].quantity
-    for same in ("Lambda Snapshot requests", "Lambda Resolve requests", "CloudWatch alarms"):
-        assert after[same].quantity == pytest.approx(before[same].quantity)

@@ -37,6 +37,7 @@ class Injected:
     """Adapters supplied from outside (tests, the local demo); None means "build from settings"."""
 
     stores: Stores | None = None
+    reading_stores: Stores | None = None  # eventually consistent reads (default: ``stores``)
     blobs: BlobStore | None = None
     market_source: MarketSource | None = None
     publisher: SitePublisher | None = None
@@ -66,6 +67,24 @@ class Container:
             boto3.client("dynamodb"),
             self.settings.table_name,
             snapshot_ttl=timedelta(days=days) if days else None,
+        )
+
+    @functools.cached_property
+    def reading_stores(self) -> Stores:
+        """The stores of readers that tolerate eventual consistency (a publication of the site,
+        a snapshot pass's reads): on DynamoDB half the read units; at worst a read shows the
+        table as it was a second earlier, and the next pass or publication, ten minutes later,
+        catches up. Never used to decide a conditional write."""
+        if self.injected.reading_stores is not None:
+            return self.injected.reading_stores
+        if self.injected.stores is not None:
+            return self.injected.stores
+        import boto3  # noqa: PLC0415
+
+        from arena_core.adapters.dynamodb import dynamo_stores  # noqa: PLC0415
+
+        return dynamo_stores(
+            boto3.client("dynamodb"), self.settings.table_name, consistent_reads=False
         )
 
     @functools.cached_property

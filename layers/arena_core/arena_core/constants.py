@@ -1,8 +1,12 @@
 """Names and cadences shared by the runtime and the CDK app: defined here once.
 
-The handlers emit the metrics under these names and the alarms watch the same names; the
-schedules fire at these cadences and the services reason about the same cadences (the site's
-refresh window, the decision run's time). Renaming one here renames it everywhere.
+The schedules fire at these cadences and the services reason about the same cadences (the
+site's refresh window, the decision run's time); the no-snapshot alarm's silence is three missed
+passes. Changing one here changes it everywhere.
+
+The handlers emit no custom CloudWatch metric (a metric costs $0.30 a month for every month it
+receives data): what they used to count is in their JSON log lines, which the opt-in dashboard
+queries with Logs Insights, and the alarms watch free ``AWS/*`` metrics.
 """
 
 from __future__ import annotations
@@ -11,21 +15,6 @@ from datetime import date, timedelta
 from enum import StrEnum
 
 SERVICE_NAME = "forecaster-arena"
-METRICS_NAMESPACE = "ForecasterArena"
-
-
-class Metric(StrEnum):
-    """Every CloudWatch metric the handlers emit (Powertools EMF, dimension ``service``)."""
-
-    COHORTS_OPENED = "CohortsOpened"
-    DECISIONS = "Decisions"
-    FALLBACKS = "Fallbacks"
-    REJECTED_TRADES = "RejectedTrades"
-    UPSTREAM_RETRIES = "UpstreamRetries"
-    SNAPSHOTS = "Snapshots"
-    SNAPSHOT_DURATION = "SnapshotDuration"
-    STALE_POSITIONS = "StalePositions"
-    POSITIONS_SETTLED = "PositionsSettled"
 
 
 class ObjectLockMode(StrEnum):

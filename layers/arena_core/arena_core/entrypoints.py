@@ -1,5 +1,5 @@
 """One function per Lambda entry point: build the use case from the container, run it, and
-return its typed result. Handlers stay thin (parse, call one of these, record metrics).
+return its typed result. Handlers stay thin (parse, call one of these, log the result).
 
 Each entry point imports its own services, so a function loads only what it runs (the decide
 function never imports the site renderer and Jinja2): cold-start budget.
@@ -8,15 +8,18 @@ function never imports the site renderer and Jinja2): cold-start budget.
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
 from arena_core.bootstrap import Container
-from arena_core.constants import RESOLVE_PERIOD, SNAPSHOT_PERIOD
+from arena_core.constants import SNAPSHOT_PERIOD
 
 if TYPE_CHECKING:  # the workflow's models load only in the functions of the workflow
+    from collections.abc import Sequence
+
+    from arena_core.domain.portfolio import PortfolioSnapshot
     from arena_core.services.open_cohort import OpenCohortResult
     from arena_core.services.panel import PanelSettings
     from arena_core.services.publish_site import Scope, SiteReport
@@ -41,6 +44,7 @@ class SnapshotResult(_Result):
     seconds: float
     site_files: int
     site_uploaded: int
+    site_scope: str | None = None  # what the tick published (board, live, full, daily, weekly)
 
 
 class FinalizeResult(_Result):
@@ -56,7 +60,6 @@ class ResolveResult(_Result):
     settled: dict[str, int]  # market id -> positions settled now
     failed_market_ids: tuple[str, ...]
     completed_cohorts: tuple[str, ...]
-    site_uploaded: int
     panel_scored: int = 0  # v1+panel questions scored now
     panel_void: int = 0
 
@@ -145,37 +148,50 @@ def decide(c: Container, item: DecideInput) -> DecideOutput:
     )
 
 
-def site_refresh_due(c: Container) -> bool:
-    """Whether now falls in the first snapshot period of a site refresh window (windows start
-    at Sunday 00:00 UTC): one snapshot tick per window publishes."""
+def window_started(c: Container, minutes: int) -> bool:
+    """Whether now falls in the first snapshot period of a window of ``minutes`` (windows
+    start at Sunday 00:00 UTC): one snapshot tick per window, whatever the schedule's offset."""
     now = c.clock.now()
     sunday_based_day = (now.weekday() + 1) % 7
-    minutes = sunday_based_day * 1440 + now.hour * 60 + now.minute
-    return minutes % c.settings.site_refresh_minutes < SNAPSHOT_PERIOD.total_seconds() // 60
+    since_sunday = sunday_based_day * 1440 + now.hour * 60 + now.minute
+    return since_sunday % minutes < SNAPSHOT_PERIOD.total_seconds() // 60
 
 
-REFERENCE_SUNDAY = datetime(2000, 1, 2, tzinfo=UTC)  # refresh windows count from Sundays 00:00
+def site_refresh_due(c: Container) -> bool:
+    """Whether this tick starts a site refresh window (the live figures are republished)."""
+    return window_started(c, c.settings.site_refresh_minutes)
 
 
-def window_crossed(c: Container, since: timedelta) -> bool:
-    """Whether a site refresh window started within ``since`` before now: the first run of a
-    job after each window's start publishes, whatever minute the job's schedule fires at (an
-    hourly job crosses every window of an hour or less)."""
-    window = timedelta(minutes=c.settings.site_refresh_minutes)
-    now = c.clock.now()
-    return (now - REFERENCE_SUNDAY) // window != (now - since - REFERENCE_SUNDAY) // window
+def tick_scope(c: Container) -> Scope | None:
+    """What a snapshot tick publishes: the leaderboard after every snapshot; the live figures
+    once per refresh window; everything site-wide once an hour; the live cohorts' pages once a
+    day (each at least once per refresh window, so a demo's wide window keeps it quick)."""
+    from arena_core.services.publish_site import BOARD, DAILY, FULL, LIVE  # noqa: PLC0415
+
+    window = c.settings.site_refresh_minutes
+    cadences = (
+        (DAILY, max(window, 1440)),
+        (FULL, max(window, 60)),
+        (LIVE, window),
+        (BOARD, c.settings.leaderboard_refresh_minutes),
+    )
+    return next((scope for scope, minutes in cadences if window_started(c, minutes)), None)
 
 
 def snapshot_and_publish(c: Container, *, weekly: bool = False) -> SnapshotResult:
-    """A snapshot pass, then the site: a light publication on its refresh window, or (after
-    the decision run) the weekly one, whatever the window."""
-    from arena_core.services.publish_site import LIGHT, WEEKLY  # noqa: PLC0415
+    """A snapshot pass, then the site: what the tick's time calls for (``tick_scope``), or
+    (after the decision run) the weekly publication, whatever the time."""
+    from arena_core.services.publish_site import WEEKLY  # noqa: PLC0415
     from arena_core.services.snapshot import SnapshotService  # noqa: PLC0415
 
-    report = SnapshotService(c.stores, c.market_source, c.clock).run()
+    # A tick reads eventually consistent (its last write is ten minutes old); the pass after a
+    # decision run reads what the run has just written, so strongly.
+    reads = c.stores if weekly else c.reading_stores
+    report = SnapshotService(c.stores, c.market_source, c.clock, reads=reads).run()
     c.stores.views.record_job_run("snapshot", report.taken_at)
-    due = weekly or site_refresh_due(c)
-    site = publish_site(c, WEEKLY if weekly else LIGHT) if due else None
+    scope = WEEKLY if weekly else tick_scope(c)
+    # The snapshots just written are the live agents' latest: the publication reads none back.
+    site = publish_site(c, scope, fresh=report.snapshots) if scope else None
     return SnapshotResult(
         taken_at=report.taken_at,
         agents=report.agents,
@@ -187,6 +203,7 @@ def snapshot_and_publish(c: Container, *, weekly: bool = False) -> SnapshotResul
         seconds=report.seconds,
         site_files=site.files if site else 0,
         site_uploaded=site.uploaded if site else 0,
+        site_scope=site.scope if site else None,
     )
 
 
@@ -237,32 +254,32 @@ def seal_run(c: Container, event: FinalizeInput) -> str | None:
     return report.root if report else None
 
 
-def publish_site(c: Container, scope: Scope | None = None) -> SiteReport:
-    """Publish the site (default: the weekly scope, everything)."""
+def publish_site(
+    c: Container, scope: Scope | None = None, *, fresh: Sequence[PortfolioSnapshot] = ()
+) -> SiteReport:
+    """Publish the site (default: the weekly scope, everything); ``fresh``: snapshots just
+    taken, the latest of their agents."""
     from arena_core.services.publish_site import WEEKLY, PublishSiteService  # noqa: PLC0415
     from arena_core.site.statistics import RankingRules  # noqa: PLC0415
 
     rules = RankingRules(c.settings.min_forecasts, c.settings.min_cohorts)
-    service = PublishSiteService(c.stores, c.publisher, c.blobs, c.clock, rules)
-    return service.run(scope or WEEKLY)
+    service = PublishSiteService(c.reading_stores, c.publisher, c.blobs, c.clock, rules)
+    return service.run(scope or WEEKLY, fresh=fresh)
 
 
 def resolve(c: Container) -> ResolveResult:
-    from arena_core.services.publish_site import FULL  # noqa: PLC0415
+    """Settle and complete; the next snapshot tick shows it (its leaderboard within ten
+    minutes, the site-wide pages and a completed cohort's final pages within the hour): one
+    publisher per tick, none at the same minute as another."""
     from arena_core.services.resolution import ResolutionService  # noqa: PLC0415
 
     report = ResolutionService(c.stores, c.market_source, c.clock).run()
     c.stores.views.record_job_run("resolve", c.clock.now())
-    # The hourly pass refreshes the leaderboards, statistics and data (the snapshot ticks
-    # between refresh only the live cohorts' pages), whether or not it settled anything: at
-    # its first run of each refresh window (every run, with windows of an hour or less).
-    site = publish_site(c, FULL) if window_crossed(c, RESOLVE_PERIOD) else None
     return ResolveResult(
         checked=report.checked,
         settled={s.market_id: len(s.settled) for s in report.settled},
         failed_market_ids=report.failed_market_ids,
         completed_cohorts=report.completed_cohorts,
-        site_uploaded=site.uploaded if site else 0,
         panel_scored=len(report.panel.scored),
         panel_void=len(report.panel.void),
     )

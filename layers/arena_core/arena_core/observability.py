@@ -1,4 +1,7 @@
-"""Powertools Logger, Tracer and Metrics shared by every handler (one instance per process).
+"""Powertools Logger and Tracer shared by every handler (one instance per process).
+
+No Powertools Metrics: the handlers emit no custom CloudWatch metric (see ``constants``); each
+logs its result as one JSON line, which Logs Insights queries.
 
 The Powertools Tracer imports the X-Ray SDK (and botocore's documentation modules) when it is
 built: about 250 ms measured in bench/bench_cold_start.py. It is therefore built on the first
@@ -12,23 +15,13 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from aws_lambda_powertools import Logger, Metrics
-from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools import Logger
 
-from arena_core.constants import METRICS_NAMESPACE, SERVICE_NAME, Metric
+from arena_core.constants import SERVICE_NAME
 
 logger = Logger(service=SERVICE_NAME)
-metrics = Metrics(namespace=METRICS_NAMESPACE, service=SERVICE_NAME)
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
-
-
-def count(metric: Metric, value: float) -> None:
-    metrics.add_metric(name=metric.value, unit=MetricUnit.Count, value=value)
-
-
-def seconds(metric: Metric, value: float) -> None:
-    metrics.add_metric(name=metric.value, unit=MetricUnit.Seconds, value=value)
 
 
 class LazyTracer:

@@ -39,11 +39,13 @@ class ArenaSettings(BaseSettings):
     include_llms: bool = True
     include_baselines: bool = True
     baseline_seed: int = 0
-    # The snapshot ticks republish the live cohorts' pages once per window of this many
-    # minutes, windows counted from Sunday 00:00 UTC (10: every snapshot; 10080: weekly). The
-    # hourly resolution pass and the decision run always publish (everything). 30 by default:
-    # uploads per tick dominate the site's cost. The demo widens it further.
+    # Windows counted from Sunday 00:00 UTC: each snapshot tick regenerates the leaderboard
+    # (every leaderboard_refresh_minutes: 10, every tick, as deployed), the first tick of a
+    # window of site_refresh_minutes also the live cohorts' figures (one small JSON each), of
+    # each hour everything site-wide, of each day the live cohorts' pages (see
+    # services/publish_site.py). The demo widens both windows to keep a simulated week quick.
     site_refresh_minutes: int = Field(default=30, ge=10, le=10080)
+    leaderboard_refresh_minutes: int = Field(default=10, ge=10, le=10080)
     # The leaderboard ranks a family once it has this many scored forecasts over this many
     # cohorts; below that it is listed as provisional, without rank.
     min_forecasts: int = Field(default=30, ge=1)

@@ -4,10 +4,12 @@ Every boto3 call the handlers make passes botocore's ``BaseClient._make_api_call
 counts it there under the function running (the handlers are wrapped while it is attached),
 with DynamoDB's request units worked out as DynamoDB bills them: a write unit per KB of each
 item written (twice in a transaction, once more per index the item is in), a read unit per
-4 KB read (strongly consistent; half on an index; twice in a transaction). Item sizes are
+4 KB read when strongly consistent (``ConsistentRead``), half when eventually consistent (an
+index is always), twice in a transaction. Item sizes are
 DynamoDB's own measure (``limits.item_size``). Publishing the site is metered on its own, per
-scope (``PublishLight``, ``PublishFull``, ``PublishWeekly``): the deployment publishes far more
-often than the demo does.
+scope (``PublishBoard``, ``PublishLive``, ``PublishFull``, ``PublishDaily``, ``PublishWeekly``),
+its site reads and uploads counted by ``site_meter.MeteredPublisher``; the leaderboard's
+statistics are timed apart (their time grows with the history's forecasts).
 """
 
 from __future__ import annotations
@@ -28,13 +30,14 @@ from arena_core import entrypoints
 from arena_core.adapters.dynamodb.limits import item_size
 from arena_core.adapters.dynamodb.schema import GSI1PK, GSI2PK
 from arena_core.observability import logger
+from arena_core.services.publish_site import SCOPES
+from arena_local.cost.probes import counting_http, counting_metrics, timing_statistics
 
 Handler = Callable[..., Any]
-# Each publication scope on its own: a snapshot tick's, the hourly resolution pass's and the
-# weekly decision run's differ by far in what they read and write.
-PUBLICATIONS = {"light": "PublishLight", "full": "PublishFull", "weekly": "PublishWeekly"}
+# Each publication scope on its own: a tick's leaderboard, the refresh window's live figures, the
+# hourly, daily and weekly publications differ by far in what they read and write.
+PUBLICATIONS = {scope.name: f"Publish{scope.name.title()}" for scope in SCOPES}
 PENDING = "PublishPending"  # a publication under way, before its scope is known
-SHARED = ("SERIES#", "JOBS")  # partitions written per family or per deployment, not per agent
 
 
 @dataclass
@@ -44,12 +47,16 @@ class Usage:
     requests: Counter[str] = field(default_factory=Counter)  # "service:Operation"
     read_units: float = 0.0
     write_units: float = 0.0
-    shared_write_units: float = 0.0  # per family or per deployment, not per agent
     put_bytes: Counter[str] = field(default_factory=Counter)  # S3 bytes written, by bucket
-    site_uploads: int = 0  # site objects written by publishing
+    site_uploads: int = 0  # site objects written by publishing (the manifest included)
+    site_reads: int = 0  # site objects read back (the manifest, carried files)
+    site_upload_bytes: int = 0  # what the uploads weigh: noncurrent versions once replaced
+    statistics_seconds: float = 0.0  # the leaderboards' statistics (grow with the history)
     log_bytes: int = 0
     prompts: int = 0  # decision prompts stored (one per model consultation)
     prompt_bytes: int = 0
+    # Custom CloudWatch metrics (Powertools EMF) emitted: invocations that emitted each name.
+    metrics: Counter[str] = field(default_factory=Counter)
 
     def add(self, other: Usage) -> None:
         """Fold another usage into this one (a publication, once its scope is known)."""
@@ -58,12 +65,15 @@ class Usage:
         self.requests.update(other.requests)
         self.read_units += other.read_units
         self.write_units += other.write_units
-        self.shared_write_units += other.shared_write_units
         self.put_bytes.update(other.put_bytes)
         self.site_uploads += other.site_uploads
+        self.site_reads += other.site_reads
+        self.site_upload_bytes += other.site_upload_bytes
+        self.statistics_seconds += other.statistics_seconds
         self.log_bytes += other.log_bytes
         self.prompts += other.prompts
         self.prompt_bytes += other.prompt_bytes
+        self.metrics.update(other.metrics)
 
 
 def _write_units(item: Mapping[str, Any], factor: int = 1) -> float:
@@ -75,21 +85,6 @@ def _write_units(item: Mapping[str, Any], factor: int = 1) -> float:
 def _read_units(items: list[Mapping[str, Any]], factor: float = 1.0) -> float:
     size = sum(item_size(i) for i in items)
     return factor * max(1, math.ceil(size / 4096))
-
-
-def _shared_share(operation: str, params: Mapping[str, Any]) -> float:
-    """The share of a write's items that are per family or per deployment (series points, job
-    runs): they do not grow with the active cohorts as the agents' items do."""
-    if operation == "BatchWriteItem":
-        items = [r["PutRequest"]["Item"] for rs in params["RequestItems"].values() for r in rs]
-    elif operation == "PutItem":
-        items = [params["Item"]]
-    elif operation == "UpdateItem":
-        items = [params["Key"]]
-    else:
-        return 0.0
-    keys = [str(next(iter(i.get("PK", {}).values()), "")) for i in items]
-    return sum(k.startswith(SHARED) for k in keys) / len(keys) if keys else 0.0
 
 
 def dynamodb_units(
@@ -109,23 +104,34 @@ def dynamodb_units(
         parts = [next(iter(p.values())) for p in params["TransactItems"]]
         return 0.0, sum(_write_units(p.get("Item") or {}, factor=2) for p in parts)
     if operation == "GetItem":
-        return _read_units([parsed.get("Item") or {}]), 0.0
+        return _read_units([parsed.get("Item") or {}], _consistency(params)), 0.0
     if operation == "Query":
-        factor = 0.5 if "IndexName" in params else 1.0
+        factor = 0.5 if "IndexName" in params else _consistency(params)
         return _read_units(parsed.get("Items", []), factor), 0.0
     if operation == "BatchGetItem":
+        factor = min((_consistency(r) for r in params["RequestItems"].values()), default=1.0)
         found = [i for items in parsed.get("Responses", {}).values() for i in items]
-        return sum(_read_units([i]) for i in found) or 1.0, 0.0
+        return sum(_read_units([i], factor) for i in found) or factor, 0.0
     return 0.0, 0.0
+
+
+def _consistency(params: Mapping[str, Any]) -> float:
+    """A read's units per 4 KB: 1 strongly consistent, 0.5 eventually (DynamoDB's default)."""
+    return 1.0 if params.get("ConsistentRead") else 0.5
 
 
 class Meter:
     def __init__(self) -> None:
         self.usage: dict[str, Usage] = {}
         self._stack: list[str] = ["Setup"]
+        self._nested: list[float] = []  # seconds of the calls nested in each running one
 
     def of(self, function: str) -> Usage:
         return self.usage.setdefault(function, Usage())
+
+    def current(self) -> Usage:
+        """The usage of the function (or publication) running now."""
+        return self.of(self._stack[-1])
 
     def count(
         self,
@@ -136,14 +142,12 @@ class Meter:
         size: int,
     ) -> None:
         """One call; ``size`` is its request body's, measured before botocore wraps it."""
-        usage = self.of(self._stack[-1])
+        usage = self.current()
         usage.requests[f"{service}:{operation}"] += 1
         if service == "dynamodb":
             read, write = dynamodb_units(operation, params, parsed)
-            shared = _shared_share(operation, params)
             usage.read_units += read
-            usage.write_units += write * (1 - shared)
-            usage.shared_write_units += write * shared
+            usage.write_units += write
         elif service == "s3" and operation == "PutObject":
             usage.put_bytes[str(params.get("Bucket"))] += size
             if str(params.get("Key", "")).endswith("/prompt.txt"):
@@ -151,19 +155,24 @@ class Meter:
                 usage.prompt_bytes += size
 
     def wrap(self, function: str, handler: Handler) -> Handler:
+        """Meter ``handler`` under ``function``: its calls, and its own CPU seconds (the
+        running thread's: what other work on the machine does not inflate; a nested
+        publication's are its own, not counted twice)."""
+
         def metered(*args: Any, **kwargs: Any) -> Any:
             usage = self.of(function)
             usage.invocations += 1
             self._stack.append(function)
-            started = time.perf_counter()
+            self._nested.append(0.0)
+            started = time.thread_time()
             try:
-                result = handler(*args, **kwargs)
+                return handler(*args, **kwargs)
             finally:
-                usage.seconds += time.perf_counter() - started
+                elapsed = time.thread_time() - started
+                usage.seconds += elapsed - self._nested.pop()
                 self._stack.pop()
-            if function == PENDING:
-                usage.site_uploads += int(getattr(result, "uploaded", 0))
-            return result
+                if self._nested:
+                    self._nested[-1] += elapsed
 
         return metered
 
@@ -172,8 +181,8 @@ class Meter:
         without a home page renders everything: counted as the full publication it was)."""
         pending = self.wrap(PENDING, publish)
 
-        def metered(container: Any, scope: Any = None) -> Any:
-            result = pending(container, scope)
+        def metered(container: Any, scope: Any = None, **kwargs: Any) -> Any:
+            result = pending(container, scope, **kwargs)
             done = self.usage.pop(PENDING)
             self.of(PUBLICATIONS[str(getattr(result, "scope", "weekly"))]).add(done)
             return result
@@ -182,7 +191,8 @@ class Meter:
 
     @contextmanager
     def attached(self, handlers: list[dict[str, Handler]]) -> Iterator[None]:
-        """Count every boto3 call and log byte while the demo runs, per function."""
+        """Count every boto3 call, log byte, metric, upstream request and statistics second
+        while the demo runs, per function (``probes.py``)."""
         original_call = getattr(BaseClient, "_make_api_call")  # noqa: B009 - private
         meter = self
 
@@ -206,7 +216,12 @@ class Meter:
         original_publish = entrypoints.publish_site
         entrypoints.publish_site = self.wrap_publish(original_publish)
         try:
-            with self._logs():
+            with (
+                self._logs(),
+                counting_metrics(self),
+                timing_statistics(self),
+                counting_http(self),
+            ):
                 yield
         finally:
             entrypoints.publish_site = original_publish
@@ -221,7 +236,7 @@ class Meter:
 
         class Counting(io.StringIO):
             def write(self, text: str) -> int:
-                meter.of(meter._stack[-1]).log_bytes += len(text.encode())
+                meter.current().log_bytes += len(text.encode())
                 return len(text)
 
         handlers = [h for h in logger.handlers if hasattr(h, "setStream")]
@@ -231,16 +246,3 @@ class Meter:
         finally:
             for handler, stream in zip(handlers, old, strict=True):
                 handler.setStream(stream)
-
-
-def table_bytes(client: Any, table: str) -> Counter[str]:
-    """The table's items, their DynamoDB sizes summed by entity (snapshot, hourly, trade...)."""
-    found: Counter[str] = Counter()
-    kwargs: dict[str, Any] = {"TableName": table}
-    while True:
-        page = client.scan(**kwargs)
-        for item in page.get("Items", []):
-            found[item.get("entity", {}).get("S", "other")] += item_size(item)
-        if "LastEvaluatedKey" not in page:
-            return found
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]

@@ -1,36 +1,38 @@
-"""The monthly cost of a deployment, line by line, from the synthesized template (functions,
-memory, schedules, alarms, dashboards, secrets, the state machine) and a metered simulated week
-(requests, request units, bytes and seconds per invocation), priced with the dated table in
-``prices-us-east-1.json``. Invocations per month come from the template's schedules, so a
-schedule change moves exactly the lines it drives.
+"""How often everything happens in a month, read off the synthesized template, and what a
+metered sample says each occurrence costs.
 
-Steady state: ``cohorts`` cohorts active at once (the decision horizon, 5), each with the
-lineup's agents. The simulated week has one cohort, so per-agent work (decisions, snapshot
-and resolve writes and reads, publishing reads, storage) is multiplied by ``cohorts``.
+Invocations per month come from the template's schedules; publications per month by scope from
+the snapshot schedule and the deployment's refresh window, through the very function that picks
+a tick's scope (``entrypoints.tick_scope``); a run's Decide invocations, and each function's and
+publication's requests, units, bytes and seconds per occurrence, from the metered sample
+(``steady.py``: the steady state itself, so nothing is scaled by a number of cohorts). A
+schedule change therefore moves exactly the lines it drives.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from arena_core.bootstrap import Container
+from arena_core.entrypoints import tick_scope
+from arena_core.ports.clock import FixedClock
+from arena_core.settings import ArenaSettings
 from arena_local.cost.meter import PUBLICATIONS, Usage
 
 PRICES = Path(__file__).with_name("prices-us-east-1.json")
 MONTH_MINUTES = 43830  # 30.4375 days
+HOURS_PER_MONTH = MONTH_MINUTES / 60
 WEEKS_PER_MONTH = MONTH_MINUTES / (7 * 1440)
-DECISION_FUNCTIONS = ("Prepare", "Decide", "Finalize")
-# Each publication runs with the function that triggers it: a snapshot tick, the hourly
-# resolution pass, the weekly run's Finalize.
-PUBLISHED_BY = {
-    PUBLICATIONS["light"]: "Snapshot",
-    PUBLICATIONS["full"]: "Resolve",
-    PUBLICATIONS["weekly"]: "Finalize",
-}
-PER_AGENT = ("Snapshot", "Resolve", *PUBLISHED_BY)  # their work grows with the active agents
+WEEKLY = ("OpenCohort", "Prepare", "Decide", "Finalize", PUBLICATIONS["weekly"])
+PUBLISHER = dict.fromkeys(PUBLICATIONS.values(), "Snapshot") | {PUBLICATIONS["weekly"]: "Finalize"}
+SUNDAY = datetime(2026, 3, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -45,19 +47,6 @@ class Line:
     @property
     def dollars(self) -> float:
         return self.quantity * self.price
-
-
-@dataclass(frozen=True)
-class Measured:
-    """A metered simulated week: usage per function, the table and site at its end."""
-
-    usage: dict[str, Usage]
-    table_bytes: dict[str, int]
-    site_bytes: int
-    audit_bucket: str
-    agents: int  # in the simulated lineup
-    llm_agents: int  # of which answer through a model (the rest: baselines)
-    weeks: int = 1
 
 
 def load_prices(path: Path = PRICES) -> dict[str, Any]:
@@ -112,67 +101,51 @@ def refresh_minutes(template: dict[str, Any]) -> int:
     return 30
 
 
-def publications(template: dict[str, Any], counts: dict[str, float]) -> dict[str, float]:
-    """Publications per month by scope: a snapshot tick per refresh window (live pages), the
-    resolution pass's first run in each window (everything), one per decision run (weekly)."""
-    windows = MONTH_MINUTES / refresh_minutes(template)
-    return {
-        PUBLICATIONS["light"]: min(counts.get("Snapshot", 0.0), windows),
-        PUBLICATIONS["full"]: min(counts.get("Resolve", 0.0), windows),
-        PUBLICATIONS["weekly"]: counts.get("Finalize", 0.0),
-    }
+def scopes_per_week(refresh: int, period: timedelta) -> Counter[str]:
+    """What a week of snapshot ticks publishes, by scope, as the deployed ticks choose."""
+    settings = ArenaSettings(table_name="t", audit_bucket="b", site_refresh_minutes=refresh)
+    found: Counter[str] = Counter()
+    for i in range(int(timedelta(weeks=1) / period)):
+        scope = tick_scope(Container(settings, clock=FixedClock(SUNDAY + i * period)))
+        if scope is not None:
+            found[scope.name] += 1
+    return found
 
 
-def invocations(template: dict[str, Any], measured: Measured, cohorts: int) -> dict[str, float]:
+def counts(template: dict[str, Any], usage: dict[str, Usage]) -> dict[str, float]:
+    """Occurrences per month of every function and every publication scope."""
     fired = schedules(template)
     runs = fired.get("workflow", 0.0)
-    per_run = measured.usage.get("Decide", Usage()).invocations / measured.weeks
-    counts = {name: fired.get(name, 0.0) for name in functions(template)}
-    counts.update({"Prepare": runs, "Finalize": runs, "Decide": runs * per_run * cohorts})
-    return counts
+    found = {name: fired.get(name, 0.0) for name in functions(template)}
+    prepared = usage.get("Prepare", Usage()).invocations
+    decides = usage.get("Decide", Usage()).invocations / max(prepared, 1)
+    found |= {"Prepare": runs, "Finalize": runs, "Decide": runs * decides}
+    snapshot = next(
+        props["Properties"]["ScheduleExpression"]
+        for props in resources(template, "AWS::Scheduler::Schedule").values()
+        if "FunctionsSnapshot" in json.dumps(props["Properties"]["Target"]["Arn"])
+    )
+    period = timedelta(minutes=MONTH_MINUTES / per_month(snapshot))
+    for scope, weekly in scopes_per_week(refresh_minutes(template), period).items():
+        found[PUBLICATIONS[scope]] = weekly * WEEKS_PER_MONTH
+    found[PUBLICATIONS["weekly"]] = runs
+    return found
 
 
-def _average(usage: Usage, attribute: str) -> float:
+def average(usage: Usage, attribute: str) -> float:
+    """Per occurrence, over what the sample metered."""
     return float(getattr(usage, attribute)) / max(usage.invocations, 1)
 
 
-def lambda_lines(
-    template: dict[str, Any], measured: Measured, prices: dict[str, Any], cohorts: int
-) -> tuple[list[Line], float]:
-    counts = invocations(template, measured, cohorts)
-    assumed = prices["assumptions"]
-    lines, total = [], 0.0
-    published = publications(template, counts)
-    for name, (memory, arch) in sorted(functions(template).items()):
-        usage = measured.usage.get(name, Usage())
-        seconds = counts[name] * _average(usage, "seconds")
-        if name == "Decide":  # waiting for the model: the LLM agents' share of decisions
-            share = measured.llm_agents / max(measured.agents, 1)
-            seconds += counts[name] * share * assumed["llm_reply_seconds"]
-        for publication, trigger in PUBLISHED_BY.items():
-            if name == trigger:  # the publications this function makes, at the deployed refresh
-                usage_of = measured.usage.get(publication, Usage())
-                seconds += published[publication] * _average(usage_of, "seconds")
-        gb_seconds = seconds * memory / 1024
-        lines.append(
-            Line(
-                "Lambda",
-                f"{name} requests",
-                counts[name],
-                "requests",
-                prices["lambda_request"],
-                "lambda_requests",
-            )
-        )
-        lines.append(
-            Line(
-                "Lambda",
-                f"{name} compute ({memory} MB {arch})",
-                gb_seconds,
-                "GB-s",
-                prices[f"lambda_{arch}_gb_second"],
-                "lambda_gb_seconds",
-            )
-        )
-        total += counts[name]
-    return lines, total
+def monthly(usage: Mapping[str, Usage], n: Mapping[str, float], attribute: str) -> float:
+    """A metered quantity per month: each function's and publication's average per
+    occurrence times its occurrences."""
+    return sum(n.get(name, 0.0) * average(used, attribute) for name, used in usage.items())
+
+
+def requests(usage: Mapping[str, Usage], n: Mapping[str, float], *operations: str) -> float:
+    """Requests of ``operations`` per month, as ``monthly`` counts them."""
+    return sum(
+        n.get(name, 0.0) * sum(used.requests[o] for o in operations) / max(used.invocations, 1)
+        for name, used in usage.items()
+    )

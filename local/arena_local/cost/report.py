@@ -1,36 +1,58 @@
-"""``arena cost`` and ``bench/bench_cost.py``: the cost lines printed, the biggest named, and
-one closing line ``Total: $X.XX per month`` (AWS only, list prices)."""
+"""``arena cost`` and ``bench/bench_cost.py``: the cost lines printed, the biggest named, what
+the operator gives up for the savings, the total with the always-free tier, and one closing line
+``Total: $X.XX per month`` (AWS only, list prices, no free tier)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from arena_local.cost.model import WEEKS_PER_MONTH, Line, Measured
-from arena_local.cost.totals import after_free_tier, growth, llm_per_week
+from arena_local.cost.model import WEEKS_PER_MONTH, Line
+from arena_local.cost.steady import Measured
+from arena_local.cost.totals import after_free_tier, growth_per_week, llm_per_week, storage_after
 
-TARGET = 2.00  # dollars per month of AWS, excluding LLM calls and egress
+TARGET = 2.00  # dollars per month of AWS at list prices, excluding LLM calls and egress
 MB = 1e6
+GIVEN_UP = (
+    "No dashboard unless asked for (-c arena:dashboard=true, $3.00): graphs come from the "
+    "Lambda and Step Functions consoles, Logs Insights and arena status.",
+    "No custom metric ($0.30 each a month): decisions, fallbacks, rejected trades, retries, "
+    "snapshot durations and stale positions are in the handlers' JSON log lines, graphed only "
+    "by Logs Insights.",
+    "Two alarms instead of ten: no alert for a transient error a retry absorbed; a scheduled "
+    "function's failure alerts only after Lambda's two retries (dead-letter queue); a failed "
+    "run by an EventBridge rule, a failed agent by Finalize's message.",
+    "An unencrypted alarm topic (a customer managed key would cost $1.00): messages carry only "
+    "alarm names, run and agent ids.",
+    "Live cohorts' pages and charts redrawn daily (and after each run); their figures follow "
+    "every 30 minutes through one small JSON per cohort, read by the site's script (without "
+    "script: the day's figures). Cohort data tables daily.",
+    "Publications, and the passes' reads, eventually consistent: a page may show the table as "
+    "it was a second earlier, until the next tick.",
+    "The hour's and day's points of the series, and the hourly snapshots, written when the hour "
+    "closes: the hour in progress is drawn from its newest pass.",
+    "Raw 10-minute family series points expire after 30 days, as raw snapshots do (the site "
+    "reads the last day of them).",
+    "The table encrypted with DynamoDB's own key: no key of the account's to audit in CloudTrail.",
+)
 
 
 def render(
-    lines: Sequence[Line],
-    measured: Measured,
-    prices: dict[str, Any],
-    *,
-    models: Sequence[str],
-    cohorts: int,
-    ttl_days: int,
+    lines: Sequence[Line], measured: Measured, prices: dict[str, Any], *, models: Sequence[str]
 ) -> list[str]:
+    steady = measured.steady
     out = [
         f"Monthly AWS cost, us-east-1 list prices dated {prices['dated']} "
-        f"(local/arena_local/cost/prices-us-east-1.json); steady state: {cohorts} active "
-        f"cohorts of {measured.agents} agents ({measured.llm_agents} answering through a model)",
-        f"{'service':<16} {'item':<44} {'quantity':>14} {'unit':<11} {'unit $':>11} {'$/month':>9}",
+        f"(local/arena_local/cost/prices-us-east-1.json); a metered steady state: "
+        f"{steady.live_cohorts} live cohorts of {measured.agents} agents "
+        f"({measured.llm_agents} answering through a model) after {steady.history_weeks} "
+        f"completed ones, a {steady.sample_hours}-hour sample from Sunday 00:00 at the deployed "
+        f"cadence (site refresh {measured.refresh_minutes} minutes)",
+        f"{'service':<16} {'item':<52} {'quantity':>14} {'unit':<13} {'unit $':>11} {'$/month':>9}",
     ]
     for line in lines:
         out.append(
-            f"{line.service:<16} {line.what:<44} {line.quantity:>14,.2f} {line.unit:<11} "
+            f"{line.service:<16} {line.what:<52} {line.quantity:>14,.2f} {line.unit:<13} "
             f"{line.price:>11.8g} {line.dollars:>9.2f}"
         )
     total = sum(line.dollars for line in lines)
@@ -39,41 +61,35 @@ def render(
         "Biggest line items: "
         + "; ".join(f"{b.service} {b.what} ${b.dollars:.2f}" for b in biggest)
     )
-    out += _growth_lines(measured, cohorts, ttl_days)
-    out += _llm_lines(measured, prices, models, cohorts)
+    out.append(_table_line(measured, prices))
+    out += _llm_lines(measured, prices, models)
+    out.append("What the operator gives up for these savings:")
+    out += [f"  - {given}" for given in GIVEN_UP]
     free = after_free_tier(lines, prices)
     out.append(
         f"With AWS's always-free tier unused elsewhere in the account: ${free:.2f} per month"
     )
-    listed = "within" if total <= TARGET else "above"
-    freed = "within" if free <= TARGET else "above"
-    monitoring = sum(line.dollars for line in lines if line.service == "CloudWatch")
+    verdict = "within" if total <= TARGET else "ABOVE"
     out.append(
-        f"Target ${TARGET:.2f} per month (AWS, no LLM, no egress): {freed} it with the "
-        f"always-free tier; {listed} it at list prices, where CloudWatch (dashboard, metrics, "
-        f"alarms, logs) is ${monitoring:.2f}"
+        f"Target ${TARGET:.2f} per month at list prices, free tier unused (AWS; no LLM, no "
+        f"egress): {verdict} it"
     )
     out.append(f"Total: ${total:.2f} per month")
     return out
 
 
-def _growth_lines(measured: Measured, cohorts: int, ttl_days: int) -> list[str]:
-    table = growth(measured, cohorts, ttl_days)
-    kept = table.per_week - table.raw_per_week
-    year = 52.0
-    return [
-        f"Table growth per week: {table.per_week / MB:.2f} MB without TTL; with TTL "
-        f"{kept / MB:.2f} MB once raw 10-minute snapshots ({table.raw_per_week / MB:.2f} MB a "
-        f"week) expire after {ttl_days} days; after a year: "
-        f"{table.stored_after(year, ttl=False) / MB:.0f} MB without TTL, "
-        f"{table.stored_after(year, ttl=True) / MB:.0f} MB with it",
-    ]
+def _table_line(measured: Measured, prices: dict[str, Any]) -> str:
+    months = prices["assumptions"]["months_of_history"]
+    weekly = sum(growth_per_week(measured, indexes=True).values())
+    return (
+        f"Table after {months} months: {storage_after(measured, months * 52 / 12) / MB:.0f} MB "
+        f"as billed (items, 100 bytes each of overhead, index copies), growing "
+        f"{weekly / MB:.1f} MB a week before raw snapshots and raw series points expire (30 days)"
+    )
 
 
-def _llm_lines(
-    measured: Measured, prices: dict[str, Any], models: Sequence[str], cohorts: int
-) -> list[str]:
-    spend = llm_per_week(measured, prices, models, cohorts)
+def _llm_lines(measured: Measured, prices: dict[str, Any], models: Sequence[str]) -> list[str]:
+    spend = llm_per_week(measured, prices, models)
     weekly = sum(dollars for _, dollars in spend)
     shown = ", ".join(f"{model} ${dollars:.2f}" for model, dollars in spend)
     return [

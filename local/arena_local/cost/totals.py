@@ -1,36 +1,64 @@
-"""What the cost lines add up to: table growth with and without the snapshot TTL, the total
-after AWS's always-free allowances, and the LLM spend per week."""
+"""What the cost lines are computed from beyond occurrences: the table's size after a year
+(grown as the sample grew it), the alarms as CloudWatch bills them, the total once the
+always-free allowances are used, and the LLM spend per week."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from arena_local.cost.meter import Usage
-from arena_local.cost.model import Line, Measured
+from arena_local.cost.model import Line, resources
+from arena_local.cost.steady import Measured
 
-RAW_SNAPSHOTS = "snapshot"  # the entity whose items expire through TTL
-
-
-@dataclass(frozen=True)
-class Growth:
-    """Table bytes added per week in steady state, and what TTL bounds."""
-
-    per_week: float
-    raw_per_week: float
-    ttl_days: int
-
-    def stored_after(self, weeks: float, ttl: bool) -> float:
-        kept = self.per_week - self.raw_per_week
-        raw_weeks = min(weeks, self.ttl_days / 7) if ttl and self.ttl_days else weeks
-        return kept * weeks + self.raw_per_week * raw_weeks
+HOURS_PER_WEEK = 168
+# Written once a week, by the cohort opener and the decision run (the sample holds one of each);
+# everything else grows with the passes and resolutions, hour by hour.
+WEEKLY_ENTITIES = frozenset(
+    {"agent", "cohort", "decision", "trade", "position", "open-guard", "capture", "market"}
+)
+EXPIRING = frozenset({"snapshot", "series-raw"})  # TTL: ARENA_SNAPSHOT_TTL_DAYS (30)
 
 
-def growth(measured: Measured, cohorts: int, ttl_days: int) -> Growth:
-    scale = cohorts / measured.weeks
-    total = sum(measured.table_bytes.values()) * scale
-    return Growth(total, measured.table_bytes.get(RAW_SNAPSHOTS, 0) * scale, ttl_days)
+def growth_per_week(measured: Measured, *, indexes: bool) -> dict[str, float]:
+    """Bytes the table gains per week, by entity, as billed (item, overhead, and the index
+    copies where ``indexes``)."""
+    grown = measured.table_after.minus(measured.table_before)
+    found = {}
+    for entity in set(grown.bytes) | set(grown.items):
+        billed = grown.billed(entity) - (0 if indexes else grown.index_bytes[entity])
+        scale = 1.0 if entity in WEEKLY_ENTITIES else HOURS_PER_WEEK / measured.sample_hours
+        found[entity] = billed * scale
+    return found
+
+
+def _after(measured: Measured, weeks: float, *, indexes: bool, ttl_days: int) -> float:
+    kept = 0.0
+    for entity, per_week in growth_per_week(measured, indexes=indexes).items():
+        lived = min(weeks, ttl_days / 7) if entity in EXPIRING and ttl_days else weeks
+        kept += per_week * lived
+    return kept
+
+
+def storage_after(measured: Measured, weeks: float) -> float:
+    """Bytes billed as DynamoDB storage after ``weeks``: items, their 100-byte overhead and
+    their copies in the global secondary indexes."""
+    return _after(measured, weeks, indexes=True, ttl_days=measured.steady.ttl_days)
+
+
+def table_after(measured: Measured, weeks: float) -> float:
+    """The table's size (items and overhead, no global index) after ``weeks``: what
+    point-in-time recovery is billed on."""
+    return _after(measured, weeks, indexes=False, ttl_days=measured.steady.ttl_days)
+
+
+def alarm_metrics(template: dict[str, Any]) -> int:
+    """CloudWatch bills an alarm per metric it evaluates: a metric-math alarm counts each."""
+    total = 0
+    for alarm in resources(template, "AWS::CloudWatch::Alarm").values():
+        metrics = alarm["Properties"].get("Metrics")
+        total += sum(1 for m in metrics if "MetricStat" in m) if metrics else 1
+    return total
 
 
 def after_free_tier(lines: Sequence[Line], prices: dict[str, Any]) -> float:
@@ -50,15 +78,16 @@ def after_free_tier(lines: Sequence[Line], prices: dict[str, Any]) -> float:
 
 
 def llm_per_week(
-    measured: Measured, prices: dict[str, Any], models: Sequence[str], cohorts: int
+    measured: Measured, prices: dict[str, Any], models: Sequence[str]
 ) -> list[tuple[str, float]]:
     """Dollars per week per model: prompt tokens from the prompts the decide path stored,
-    completion tokens assumed; each model decides once a week in each deciding cohort."""
+    completion tokens assumed; each model decides once a week in each live cohort."""
     decide = measured.usage.get("Decide", Usage())
     prompt_bytes = decide.prompt_bytes / max(decide.prompts, 1)
     assumed = prices["assumptions"]
     tokens_in = prompt_bytes / assumed["bytes_per_token"]
     tokens_out = assumed["completion_tokens_per_reply"]
+    cohorts = measured.steady.live_cohorts
     found = []
     for model in models:
         price_in, price_out = prices["llm"].get(model, (0.0, 0.0))

@@ -41,16 +41,16 @@ from arena_core.adapters.polymarket import GammaMarketSource
 from arena_core.adapters.rate_limit import TokenBucket
 from arena_core.adapters.s3_blobs import S3BlobStore
 from arena_core.adapters.site_publishers import LocalFolderPublisher
-from arena_core.constants import METRICS_NAMESPACE, ObjectLockMode
+from arena_core.constants import ObjectLockMode
 from arena_core.domain.cohort import week_start_for
 from arena_core.domain.lineup import AgentSpec
 from arena_core.domain.panel import Methodology
-from arena_core.observability import logger, metrics
+from arena_core.observability import logger
 from arena_core.ports.clock import FixedClock
 from arena_core.ports.llm import LLMClient
 from arena_core.ports.stores import Stores
 from arena_core.settings import ArenaSettings
-from arena_local.cost.meter import table_bytes
+from arena_local.cost.site_meter import table_bytes
 from arena_local.demo.errors import DemoError
 from arena_local.demo.faults import ASYNC_RETRIES, FaultInjector, faulty_stores
 from arena_local.demo.ledger import export_ledger
@@ -80,8 +80,6 @@ EMBEDDED_ENV = {
     "AWS_SECRET_ACCESS_KEY": "demo",
     "AWS_SESSION_TOKEN": "demo",
     "POWERTOOLS_TRACE_DISABLED": "true",
-    "POWERTOOLS_METRICS_DISABLED": "true",
-    "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
 }
 
 
@@ -104,6 +102,9 @@ class RunOptions:
     lineup: tuple[AgentSpec, ...]
     llm: LLMOptions | None = None
     site_refresh_minutes: int = 10080  # weekly, plus every decision run and the end
+    # Every snapshot tick regenerates the leaderboard when deployed (10); the demo, by default,
+    # once per site refresh window (None), which keeps a simulated week quick.
+    leaderboard_refresh_minutes: int | None = None
     universe_size: int = 500
     methodology: Methodology = Methodology.V1
     # A real DynamoDB endpoint (DynamoDB Local, say) instead of moto's: requests then run with
@@ -209,18 +210,25 @@ class DemoRun:
             report = RunReport(ledger={}, tally=self.tally)
             report.setup_seconds = time.perf_counter() - started
             try:
-                for week in range(self.options.weeks):
-                    began = time.perf_counter()
-                    self._simulate_week(workflow, self.options.start + week * WEEK)
-                    report.week_seconds.append(time.perf_counter() - began)
-                entrypoints.publish_site(bootstrap.container())
-                report.ledger = export_ledger(stores)
-                site = str(self.options.site_dir.resolve())
-                report.status = collect(stores, self.clock.now(), self.executions, 0, site)
-                report.table_bytes = dict(table_bytes(*self._table))
+                self._run_weeks(workflow, report)
+                self._finish(stores, report)
             finally:
                 bootstrap.reset()
         return report
+
+    def _run_weeks(self, workflow: LocalWorkflow, report: RunReport) -> None:
+        for week in range(self.options.weeks):
+            began = time.perf_counter()
+            self._simulate_week(workflow, self.options.start + week * WEEK)
+            report.week_seconds.append(time.perf_counter() - began)
+
+    def _finish(self, stores: Stores, report: RunReport) -> None:
+        """The closing publication, and what the run reports."""
+        entrypoints.publish_site(bootstrap.container())
+        report.ledger = export_ledger(stores)
+        site = str(self.options.site_dir.resolve())
+        report.status = collect(stores, self.clock.now(), self.executions, 0, site)
+        report.table_bytes = dict(table_bytes(*self._table))
 
     def _moto_config(self) -> dict[str, Any]:
         """moto for everything, except DynamoDB when a real endpoint is given."""
@@ -277,8 +285,13 @@ class DemoRun:
             limiter=TokenBucket(rate=10_000, burst=10_000),
         )
         llm = self.options.llm
+        # Publications read as deployed: eventually consistent (the meter bills them so).
+        reading_stores = dynamo_stores(dynamodb, table, consistent_reads=False)
         injected = bootstrap.Injected(
             stores=faulty_stores(stores, self.injector) if self.injector else stores,
+            reading_stores=faulty_stores(reading_stores, self.injector)
+            if self.injector
+            else reading_stores,
             blobs=S3BlobStore(s3, AUDIT_BUCKET, lock=AUDIT_LOCK),
             market_source=source,
             publisher=LocalFolderPublisher(self.options.site_dir),
@@ -293,6 +306,8 @@ class DemoRun:
             universe_size=self.options.universe_size,
             baseline_seed=self.options.seed,
             site_refresh_minutes=self.options.site_refresh_minutes,
+            leaderboard_refresh_minutes=self.options.leaderboard_refresh_minutes
+            or self.options.site_refresh_minutes,
             llm_model_override=llm.model_override if llm else None,
             methodology=self.options.methodology,
         )
@@ -300,8 +315,12 @@ class DemoRun:
         return stores
 
     def _simulate_week(self, workflow: LocalWorkflow, week_start: datetime) -> None:
+        self._simulate(workflow, week_start, week_start + WEEK)
+
+    def _simulate(self, workflow: LocalWorkflow, start: datetime, end: datetime) -> None:
+        """Fire every schedule due in [start, end), in order, as deployed."""
         total = (self.options.weeks * WEEK).total_seconds()
-        for moment, schedule in firings(self.schedules, week_start, week_start + WEEK):
+        for moment, schedule in firings(self.schedules, start, end):
             self.clock.set(moment)
             self.tally.moment = moment
             if schedule.target == "workflow":
@@ -323,7 +342,6 @@ class DemoRun:
             if status != "SUCCEEDED":
                 raise DemoError(f"decision run {arn} ended {status}")
             self.tally.executions += 1
-        metrics.clear_metrics()
         if self.injector:
             self.injector.concurrent_runs += runs - 1
         self._count_ledger()
@@ -337,7 +355,6 @@ class DemoRun:
         )
         for _ in range(2 if duplicate else 1):
             result = self._invoke_with_async_retries(handler, schedule.payload)
-            metrics.clear_metrics()  # no CloudWatch here: drop what the handler recorded
             self.tally.settled += sum(result.get("settled", {}).values())
         self.tally.snapshots += schedule.target == "Snapshot"
 

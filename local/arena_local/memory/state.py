@@ -17,6 +17,7 @@ from arena_core.domain.market_record import Capture, MarketObservation
 from arena_core.domain.panel import PanelQuestion, PanelScore
 from arena_core.domain.portfolio import (
     BetScore,
+    FamilyTotals,
     PortfolioSnapshot,
     Position,
     SeriesPoint,
@@ -65,6 +66,7 @@ class MemoryState:
     snapshots: dict[str, TimeIndex[PortfolioSnapshot]] = field(default_factory=dict)
     hourly: dict[str, TimeIndex[PortfolioSnapshot]] = field(default_factory=dict)
     latest: dict[str, PortfolioSnapshot] = field(default_factory=dict)
+    final_totals: dict[tuple[str, str], FamilyTotals] = field(default_factory=dict)
     aggregates: dict[str, FamilyAggregate] = field(default_factory=dict)
     series: dict[tuple[str, str], TimeIndex[SeriesPoint]] = field(default_factory=dict)
     panel_questions: dict[str, PanelQuestion] = field(default_factory=dict)  # by question id

@@ -6,9 +6,11 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from arena_core.domain.aggregates import FamilyAggregate
+from arena_core.domain.cohort import Cohort
 from arena_core.domain.holdings import AgentRecords
 from arena_core.domain.portfolio import (
     BetScore,
+    FamilyTotals,
     PortfolioSnapshot,
     SeriesPoint,
     newest_per_hour,
@@ -45,13 +47,25 @@ class MemoryViewStore(ViewStore):
                 s.snapshots.setdefault(snapshot.agent_id, TimeIndex()).put(
                     snapshot.taken_at, snapshot
                 )
-                latest = s.latest.get(snapshot.agent_id)
-                if latest is None or latest.taken_at <= snapshot.taken_at:
-                    s.latest[snapshot.agent_id] = snapshot
+                self._raise_latest(snapshot)
+
+    def put_hourly(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
+        s = self._s
+        with s.lock:
             for snapshot in newest_per_hour(snapshots):
                 s.hourly.setdefault(snapshot.agent_id, TimeIndex()).put(
                     snapshot_hour(snapshot.taken_at), snapshot
                 )
+
+    def put_finals(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
+        with self._s.lock:
+            for snapshot in snapshots:
+                self._raise_latest(snapshot)
+
+    def _raise_latest(self, snapshot: PortfolioSnapshot) -> None:
+        latest = self._s.latest.get(snapshot.agent_id)
+        if latest is None or latest.taken_at <= snapshot.taken_at:
+            self._s.latest[snapshot.agent_id] = snapshot
 
     def snapshots(self, agent_id: str, start: datetime, end: datetime) -> list[PortfolioSnapshot]:
         with self._s.lock:
@@ -65,14 +79,18 @@ class MemoryViewStore(ViewStore):
             index = self._s.hourly.get(agent_id)
             return index.between(snapshot_hour(start), snapshot_hour(end)) if index else []
 
-    def latest_snapshots(self, cohort_id: str) -> dict[str, PortfolioSnapshot]:
+    def put_final_totals(self, totals: Sequence[FamilyTotals]) -> None:
         with self._s.lock:
-            return {i: s for i, s in self._s.latest.items() if s.cohort_id == cohort_id}
+            for total in totals:
+                self._s.final_totals[(total.cohort_id, total.family_id)] = total
 
-    def family_latest(self, family_id: str) -> list[PortfolioSnapshot]:
+    def final_totals(self) -> list[FamilyTotals]:
         with self._s.lock:
-            chosen = [s for s in self._s.latest.values() if s.family_id == family_id]
-        return sorted(chosen, key=lambda s: s.cohort_id)
+            return [self._s.final_totals[key] for key in sorted(self._s.final_totals)]
+
+    def latest_snapshots(self, cohort: Cohort) -> dict[str, PortfolioSnapshot]:
+        with self._s.lock:
+            return {i: s for i, s in self._s.latest.items() if s.cohort_id == cohort.cohort_id}
 
     def family_aggregates(self) -> dict[str, FamilyAggregate]:
         with self._s.lock:

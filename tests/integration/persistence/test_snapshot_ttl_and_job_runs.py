@@ -1,5 +1,6 @@
-"""Bounded growth: raw 10-minute snapshots carry a TTL, hourly snapshots, latest snapshots and
-series do not; and the scheduled jobs' last runs, as ``arena status`` reads them."""
+"""Bounded growth: raw 10-minute snapshots and raw series points carry a TTL; hourly
+snapshots, final (latest) snapshots and hourly, daily and weekly series points do not; and the
+scheduled jobs' last runs, as ``arena status`` reads them."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from arena_core.adapters.dynamodb import dynamo_stores
 from arena_core.adapters.dynamodb.schema import EXPIRES_AT
 from arena_core.domain.portfolio import PortfolioSnapshot
 from arena_core.ports.stores import Stores
+from arena_core.services.snapshot import family_points
 from tests.support.aws import TABLE, create_stores, dynamo_client, embedded_aws
 
 TAKEN = datetime(2026, 3, 1, 0, 10, tzinfo=UTC)
@@ -47,13 +49,20 @@ def test_raw_snapshots_expire_after_the_setting_and_nothing_else_does() -> None:
     with embedded_aws():
         create_stores()  # the table
         stores = dynamo_stores(dynamo_client(), TABLE, snapshot_ttl=timedelta(days=30))
-        stores.views.put_snapshots([_snapshot(TAKEN), _snapshot(TAKEN + timedelta(minutes=10))])
+        passes = [_snapshot(TAKEN), _snapshot(TAKEN + timedelta(minutes=10))]
+        stores.views.put_snapshots(passes)
+        stores.views.put_hourly(passes)
+        stores.views.put_finals(passes)
+        points = family_points(passes, passes[-1].taken_at)  # raw, hour, day and week
+        stores.views.put_series(points)
         kinds = _items_by_kind()
         expiries = sorted(int(i[EXPIRES_AT]["N"]) for i in kinds["snapshot"])
         expected = [int((TAKEN + timedelta(days=30, minutes=m)).timestamp()) for m in (0, 10)]
         assert expiries == expected
-        assert kinds["hourly"] and kinds["latest"]
-        kept = [i for kind in ("hourly", "latest") for i in kinds[kind]]
+        raw = [i for i in kinds["series"] if i["resolution"]["S"] == "raw"]
+        assert [int(i[EXPIRES_AT]["N"]) for i in raw] == expected[1:]
+        assert kinds["hourly"] and kinds["latest"] and len(kinds["series"]) == 4
+        kept = [i for kind in ("hourly", "latest", "series") for i in kinds[kind] if i not in raw]
         assert all(EXPIRES_AT not in item for item in kept)
         # And the snapshots read back as they were written
         window = stores.views.snapshots("c2026-03-01.kimi-k2", TAKEN, TAKEN + timedelta(hours=1))

@@ -69,6 +69,7 @@ class Agreement(RuleBasedStateMachine):
         local = dynamo_stores(self._local, self._table)
         self.repos: list[Stores] = [memory_stores(), create_stores(), local]
         cohort = Cohort.open(WEEK0, default_lineup(include_llms=False))
+        self.cohort = cohort
         self.agents: list[Agent] = list(cohort.agents())
         for stores in self.repos:
             stores.cohorts.create_cohort(cohort, self.agents)
@@ -227,6 +228,7 @@ class Agreement(RuleBasedStateMachine):
             for m in minutes
         ]
         self.both(lambda r: r.views.put_snapshots(batch))
+        self.both(lambda r: r.views.put_hourly(batch))  # as if each pass's hour had closed
 
     @invariant()
     def snapshots_agree(self) -> None:
@@ -240,8 +242,7 @@ class Agreement(RuleBasedStateMachine):
                 for stores in self.repos
             ]
             assert all(r == reads[0] for r in reads)
-        cohort_id = self.agents[0].cohort_id
-        latest = [stores.views.latest_snapshots(cohort_id) for stores in self.repos]
+        latest = [stores.views.latest_snapshots(self.cohort) for stores in self.repos]
         assert all(r == latest[0] for r in latest)
 
     @invariant()

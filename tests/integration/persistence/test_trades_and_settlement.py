@@ -7,7 +7,7 @@ from typing import Any, cast
 import pytest
 
 from arena_core.domain.answer import BetInstruction, SellInstruction
-from arena_core.domain.cohort import Agent
+from arena_core.domain.cohort import Agent, CohortStatus
 from arena_core.domain.decisions import DecisionRecord
 from arena_core.domain.market import ResolutionKind
 from arena_core.domain.portfolio import PortfolioSnapshot, PositionStatus, SettlementKind
@@ -235,7 +235,7 @@ def snapshot_of(agent: Agent, taken_at: datetime, index: int) -> PortfolioSnapsh
 
 
 def test_snapshots_by_time_range_and_latest(stores: Stores) -> None:
-    _, agents = open_cohort(stores)
+    cohort, agents = open_cohort(stores)
     agent = agents[0]
     shots = [snapshot_of(agent, RUN_AT + timedelta(minutes=10 * i), i) for i in range(30)]
     stores.views.put_snapshots(shots)
@@ -245,7 +245,20 @@ def test_snapshots_by_time_range_and_latest(stores: Stores) -> None:
     )
     assert [s.taken_at for s in window] == [s.taken_at for s in shots[5:11]]
     assert window == shots[5:11]
-    assert stores.views.latest_snapshots(agent.cohort_id) == {agent.agent_id: shots[-1]}
+    # An active cohort's latest is each agent's newest pass (no item rewritten to hold it)
+    assert stores.views.latest_snapshots(cohort) == {agent.agent_id: shots[-1]}
+
+
+def test_a_completed_cohorts_latest_are_its_final_snapshots(stores: Stores) -> None:
+    cohort, agents = open_cohort(stores)
+    passes = [snapshot_of(a, RUN_AT + timedelta(minutes=10), i) for i, a in enumerate(agents)]
+    stores.views.put_snapshots(passes)
+    finals = [snapshot_of(a, RUN_AT + timedelta(days=30), 100 + i) for i, a in enumerate(agents)]
+    stores.views.put_snapshots(finals)
+    stores.views.put_finals(finals)
+    stores.views.put_finals(passes)  # an older one never replaces a final
+    completed = cohort.model_copy(update={"status": CohortStatus.COMPLETED})
+    assert stores.views.latest_snapshots(completed) == {s.agent_id: s for s in finals}
 
 
 def test_hourly_snapshots_keep_the_newest_of_each_hour(stores: Stores) -> None:
@@ -253,8 +266,10 @@ def test_hourly_snapshots_keep_the_newest_of_each_hour(stores: Stores) -> None:
     agent = agents[0]
     start = RUN_AT.replace(minute=0)
     shots = [snapshot_of(agent, start + timedelta(minutes=10 * i), i) for i in range(30)]
-    stores.views.put_snapshots(list(reversed(shots[:20])))  # a batch's order does not matter
-    stores.views.put_snapshots(shots[20:])
+    stores.views.put_hourly(list(reversed(shots[:20])))  # a batch's order does not matter
+    stores.views.put_hourly(shots[20:])
+    assert stores.views.hourly_snapshots(agents[2].agent_id, start, start + timedelta(days=1)) == []
+    stores.views.put_snapshots(shots)  # the passes themselves write no hourly snapshot
 
     hourly = stores.views.hourly_snapshots(
         agent.agent_id, start, start + timedelta(hours=4, minutes=59)
@@ -272,9 +287,11 @@ def test_a_later_pass_replaces_the_hours_snapshot(stores: Stores) -> None:
     _, agents = open_cohort(stores)
     agent = agents[0]
     start = RUN_AT.replace(minute=0)
-    stores.views.put_snapshots([snapshot_of(agent, start + timedelta(minutes=10), 1)])
+    first = snapshot_of(agent, start + timedelta(minutes=10), 1)
     last = snapshot_of(agent, start + timedelta(minutes=20), 2)
-    stores.views.put_snapshots([last])
+    stores.views.put_snapshots([first, last])
+    stores.views.put_hourly([first])
+    stores.views.put_hourly([last])
 
     assert stores.views.hourly_snapshots(agent.agent_id, start, start) == [last]
     assert len(stores.views.snapshots(agent.agent_id, start, start + timedelta(hours=1))) == 2

@@ -3,14 +3,14 @@
 from collections.abc import Iterator
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from arena_core.domain.answer import BetInstruction
 from arena_core.domain.decisions import DecisionStatus
 from arena_core.domain.market import Market, MarketStatus, ResolutionKind
-from arena_core.domain.portfolio import SettlementKind
+from arena_core.domain.portfolio import PortfolioSnapshot, SettlementKind
 from arena_core.domain.valuation import reconcile
 from arena_core.ports.clock import FixedClock
 from arena_core.ports.stores import Stores
@@ -55,6 +55,12 @@ def trade(
     return agent.agent_id
 
 
+def _latest(stores: Stores, agent_id: str) -> dict[str, PortfolioSnapshot]:
+    cohort = stores.cohorts.get_cohort(stores.ledger.get_agent(agent_id).cohort_id)
+    assert cohort is not None
+    return stores.views.latest_snapshots(cohort)
+
+
 MARKETS = [binary("m1", "0.40"), binary("m2", "0.25"), binary("m3", "0.50"), binary("m4", "0.60")]
 
 
@@ -63,7 +69,7 @@ def test_snapshot_marks_side_correct_and_writes_every_agent(stores: Stores) -> N
     source = StaticMarketSource([binary("m1", "0.50"), binary("m2", "0.20"), *MARKETS[2:]])
     report = SnapshotService(stores, source, FixedClock(LATER)).run()
     assert (report.agents, report.positions, report.markets, report.requests) == (10, 2, 2, 1)
-    latest = stores.views.latest_snapshots(stores.ledger.get_agent(agent_id).cohort_id)
+    latest = _latest(stores, agent_id)
     assert len(latest) == 10
     snap = latest[agent_id]
     # 2500 YES shares at 0.50 + 1000 NO shares at 0.80.
@@ -77,6 +83,38 @@ def test_snapshot_marks_side_correct_and_writes_every_agent(stores: Stores) -> N
     assert points[0].pnl == Decimal("300.00")
 
 
+def test_an_hour_is_summarised_once_by_the_next_hours_first_pass(stores: Stores) -> None:
+    """Passes write their snapshots and raw series points; the hourly snapshot and the
+    family's hourly, daily and weekly points of an hour are written once, when it closes,
+    from its newest pass (no pass rewrites them every ten minutes)."""
+    agent_id = trade(stores, 0, [("m1", "YES", "1000")], MARKETS)
+    family = stores.ledger.get_agent(agent_id).family_id
+    hour = LATER.replace(minute=0) + timedelta(hours=1)
+    source = StaticMarketSource(MARKETS)
+
+    def run(minutes: int, price: str) -> None:
+        source.set(binary("m1", price))
+        SnapshotService(stores, source, FixedClock(hour + timedelta(minutes=minutes))).run()
+
+    for minutes, price in ((10, "0.41"), (20, "0.42"), (50, "0.45")):
+        run(minutes, price)
+    next_hour = hour + timedelta(hours=1)
+    assert stores.views.hourly_snapshots(agent_id, hour, next_hour) == []
+    assert stores.views.series(family, "hour", hour, next_hour) == []
+    assert len(stores.views.series(family, "raw", hour, next_hour)) == 3
+    run(60, "0.50")  # the first pass of the next hour closes the last one
+    (hourly,) = stores.views.hourly_snapshots(agent_id, hour, next_hour)
+    assert hourly.taken_at == hour + timedelta(minutes=50)  # the newest of its hour
+    assert hourly.positions_value == Decimal("1125.00")  # 2500 shares at 0.45
+    for resolution in ("hour", "day", "week"):
+        (point,) = stores.views.series(family, resolution, hour - timedelta(days=7), next_hour)
+        assert point.taken_at == hour + timedelta(minutes=50)
+    run(70, "0.55")  # later passes of the hour do not touch them
+    assert stores.views.hourly_snapshots(agent_id, hour, next_hour + timedelta(hours=1)) == [hourly]
+    assert len(stores.views.series(family, "hour", hour, next_hour)) == 1
+    assert _latest(stores, agent_id)[agent_id].taken_at == hour + timedelta(minutes=70)
+
+
 def test_a_failed_price_batch_keeps_prior_valuations(stores: Stores) -> None:
     agent_id = trade(stores, 0, [("m1", "YES", "1000")], MARKETS)
     source = StaticMarketSource([binary("m1", "0.60")])
@@ -84,7 +122,7 @@ def test_a_failed_price_batch_keeps_prior_valuations(stores: Stores) -> None:
     source.failing.add("m1")
     report = SnapshotService(stores, source, FixedClock(LATER + timedelta(minutes=10))).run()
     assert report.failed_market_ids == ("m1",)
-    snap = stores.views.latest_snapshots(stores.ledger.get_agent(agent_id).cohort_id)[agent_id]
+    snap = _latest(stores, agent_id)[agent_id]
     assert snap.positions_value == Decimal("1500.00")  # 2500 shares at the stored 0.60, not 0
 
 
@@ -98,7 +136,7 @@ def test_closed_market_without_price_keeps_valuation(stores: Stores) -> None:
     )
     source.set(closed)
     SnapshotService(stores, source, FixedClock(LATER + timedelta(minutes=10))).run()
-    snap = stores.views.latest_snapshots(stores.ledger.get_agent(agent_id).cohort_id)[agent_id]
+    snap = _latest(stores, agent_id)[agent_id]
     assert snap.positions_value == Decimal("1750.00")
 
 
@@ -173,6 +211,71 @@ def test_a_cohort_whose_agents_all_held_completes(stores: Stores) -> None:
     stores.cohorts.mark_first_decision(cohort.cohort_id, RUN_AT)
     assert service.run().completed_cohorts == (cohort.cohort_id,)
     assert stores.cohorts.active_cohorts() == []
+
+
+def test_completed_cohorts_count_in_the_families_series_from_one_read(stores: Stores) -> None:
+    """A completion writes its families' totals; a pass adds them to every family point,
+    reading them as one partition; a cohort completed before the totals existed has them
+    computed from its final snapshots once, and written."""
+    cohort, agents = open_cohort(stores)
+    stores.cohorts.mark_first_decision(cohort.cohort_id, RUN_AT)
+    ResolutionService(stores, StaticMarketSource([]), FixedClock(LATER)).run()
+    totals = stores.views.final_totals()
+    assert sorted(t.family_id for t in totals) == sorted(a.family_id for a in agents)
+    assert all(t.agents == 1 and t.pnl == 0 and t.cohort_id == cohort.cohort_id for t in totals)
+    # A cohort completed as before the totals were kept: its finals, no totals
+    legacy, members = open_cohort(stores, RUN_AT + timedelta(weeks=1))
+    finals = [
+        PortfolioSnapshot(
+            agent_id=a.agent_id,
+            cohort_id=legacy.cohort_id,
+            family_id=a.family_id,
+            taken_at=LATER,
+            cash=Decimal(11000),
+            positions_value=Decimal(0),
+            total_value=Decimal(11000),
+            total_pnl=Decimal(1000),
+            total_pnl_pct=Decimal(10),
+            brier=None,
+            resolved_bets=0,
+            open_positions=0,
+        )
+        for a in members
+    ]
+    stores.views.put_finals(finals)
+    stores.cohorts.mark_first_decision(legacy.cohort_id, RUN_AT)
+    stores.cohorts.complete_cohort(legacy.cohort_id, LATER)
+    for minutes in (10, 20):
+        moment = LATER + timedelta(minutes=minutes)
+        reads = _CountingTotals(stores)
+        SnapshotService(
+            stores, StaticMarketSource([]), FixedClock(moment), reads=cast(Stores, reads)
+        ).run()
+        assert reads.final_reads == 1
+        assert reads.latest_reads == (1 if minutes == 10 else 0)  # the legacy cohort, once
+    family = agents[0].family_id
+    (point,) = stores.views.series(family, "raw", moment, moment)
+    assert (point.agents, point.pnl, point.return_pct) == (2, Decimal(1000), Decimal(5))
+
+
+class _CountingTotals:
+    """Stores whose views count the reads of final totals and of completed cohorts' latest."""
+
+    def __init__(self, stores: Stores) -> None:
+        self._stores = stores
+        self.final_reads = self.latest_reads = 0
+        self.views = self
+
+    def final_totals(self) -> Any:
+        self.final_reads += 1
+        return self._stores.views.final_totals()
+
+    def latest_snapshots(self, cohort: Any) -> Any:
+        self.latest_reads += 1
+        return self._stores.views.latest_snapshots(cohort)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stores, name)
 
 
 def test_decision_horizon_keeps_the_most_recent_cohorts() -> None:

@@ -1,9 +1,12 @@
 """Site generation: pages and exports, incremental publishing, and the export round trip."""
 
 import csv
+import html
 import io
 import json
+import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -16,9 +19,19 @@ from arena_core.adapters.site_publishers import MANIFEST, LocalFolderPublisher, 
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.releases import LineupRelease
 from arena_core.domain.rules import MAX_BET_FRACTION, STARTING_BALANCE
+from arena_core.ports.publisher import PublishReport
 from arena_core.ports.stores import ViewStore
-from arena_core.services.publish_site import LIGHT, WEEKLY, PublishSiteService
+from arena_core.services.publish_site import (
+    BOARD,
+    DAILY,
+    FULL,
+    LIVE,
+    WEEKLY,
+    PublishSiteService,
+    Scope,
+)
 from arena_core.services.resolution import ResolutionService
+from arena_core.site.carried import CARRIED
 from arena_core.site.cohort_tables import PANEL_COHORT_TABLES
 from arena_core.site.dataset import SITE_TABLES
 from arena_core.site.exports import TABLES
@@ -243,21 +256,82 @@ def test_agent_pages_read_one_day_of_passes_and_hourly_snapshots_before(tmp_path
         assert exported == [s.taken_at for s in last_of_hour.values()]
 
 
-def test_a_snapshot_tick_renders_only_the_live_cohorts_pages(tmp_path: Path) -> None:
+def test_each_scope_renders_what_it_names_and_the_home_page_is_the_same_from_any(
+    tmp_path: Path,
+) -> None:
     scenario = build(tmp_path, weeks=2)
     publisher = LocalFolderPublisher(tmp_path)
     service = PublishSiteService(scenario.stores, publisher, scenario.blobs, scenario.clock)
-    light = service.run(LIGHT)  # no home page yet: the first publication renders everything
-    assert (tmp_path / "index.html").exists() and (tmp_path / "data/markets.csv").exists()
+    first = service.run(BOARD)  # no home page yet: the first publication renders everything
+    assert first.scope == "daily"
+    assert (tmp_path / "data/markets.csv").exists() and (tmp_path / CARRIED).exists()
+    live = [c for c in scenario.stores.cohorts.cohorts() if c.status.value == "active"]
+    assert live
     home = (tmp_path / "index.html").read_bytes()
-    scenario.clock.set(scenario.clock.now() + timedelta(minutes=10))
-    tick = service.run(LIGHT)
-    assert tick.files < light.files
-    assert (tmp_path / "index.html").read_bytes() == home  # left as published
-    live = [c.cohort_id for c in scenario.stores.cohorts.cohorts() if c.status.value == "active"]
-    assert set(tick.cohorts_rendered) >= set(live)
+    # A tick with nothing new: the leaderboard is regenerated, and nothing changed
+    tick = service.run(BOARD)
+    assert tick.uploaded == 0 and tick.cohorts_rendered == ()
+    assert set(tick_files(service)) == {
+        "index.html",
+        CARRIED,
+        *(
+            f"data/{t}.{k}"
+            for t in ("leaderboard", "family_returns", "panel_leaderboard")
+            for k in ("csv", "json")
+        ),
+    }
+    assert (tmp_path / "index.html").read_bytes() == home
+    # The live scope adds one JSON of figures per live cohort, nothing else
+    assert set(tick_files(service, LIVE)) - set(tick_files(service)) == {
+        f"data/live/{c.cohort_id}.json" for c in live
+    }
+    full = service.run(FULL)
+    assert full.cohorts_rendered and (tmp_path / "index.html").read_bytes() == home
+    daily = service.run(DAILY)
+    assert set(daily.cohorts_rendered) >= {c.cohort_id for c in live}
     weekly = service.run(WEEKLY)
-    assert weekly.files > tick.files and (tmp_path / "data/dataset.zip").exists()
+    assert weekly.files > daily.files > full.files and (tmp_path / "data/dataset.zip").exists()
+
+
+def tick_files(service: PublishSiteService, scope: Scope = BOARD) -> dict[str, bytes]:
+    """The files a publication of ``scope`` renders (what it would upload if they changed)."""
+    rendered: dict[str, bytes] = {}
+    publisher = service._publisher
+    original = publisher.publish
+
+    def record(files: Mapping[str, bytes]) -> PublishReport:
+        rendered.update(files)
+        return original(files)
+
+    publisher.publish = record  # type: ignore[method-assign]
+    try:
+        service.run(scope)
+    finally:
+        publisher.publish = original  # type: ignore[method-assign]
+    return rendered
+
+
+def test_the_live_figures_are_the_texts_the_pages_print(tmp_path: Path) -> None:
+    """Every ``data-live`` element of a live cohort's pages holds, when both are rendered from
+    the same state, the text its cohort's live JSON gives it: the script only swaps text."""
+    scenario = build(tmp_path, weeks=1)
+    service = PublishSiteService(
+        scenario.stores, LocalFolderPublisher(tmp_path), scenario.blobs, scenario.clock
+    )
+    files = tick_files(service, DAILY)
+    (cohort,) = scenario.stores.cohorts.active_cohorts()
+    live = json.loads(files[f"data/live/{cohort.cohort_id}.json"])
+    checked = 0
+    for path, body in files.items():
+        if not path.startswith(f"cohorts/{cohort.cohort_id}/"):
+            continue
+        page = body.decode()
+        assert f'content="../../data/live/{cohort.cohort_id}.json"' in page
+        for key, text in re.findall(r'data-live="([^"]+)">([^<]*)<', page):
+            assert live["values"][key] == html.unescape(text), (path, key)
+            checked += 1
+        assert f"data-live-as-of>{live['as_of']}<" in page
+    assert checked > 50
 
 
 def test_model_pages_list_the_releases_and_mark_them_on_the_equity_chart(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from decimal import Decimal
 from enum import StrEnum
 
 from arena_core.domain.base import DomainModel
+from arena_core.domain.cohort import week_start_for
 from arena_core.domain.money import ZERO
 
 
@@ -179,6 +180,46 @@ class SeriesPoint(DomainModel):
 def snapshot_hour(moment: datetime) -> datetime:
     """The hour a snapshot belongs to (its hourly row in charts and in the dataset)."""
     return moment.replace(minute=0, second=0, microsecond=0)
+
+
+class FamilyTotals(DomainModel):
+    """One family's agents of one completed cohort, summed for the family series: their final
+    P/L, the sum of their final return %, and how many they are."""
+
+    cohort_id: str
+    family_id: str
+    pnl: Decimal
+    return_pct_sum: Decimal
+    agents: int
+
+
+def family_totals(cohort_id: str, finals: Sequence[PortfolioSnapshot]) -> list[FamilyTotals]:
+    """A completed cohort's final snapshots summed per family."""
+    by_family: dict[str, list[PortfolioSnapshot]] = {}
+    for snapshot in finals:
+        by_family.setdefault(snapshot.family_id, []).append(snapshot)
+    return [
+        FamilyTotals(
+            cohort_id=cohort_id,
+            family_id=family,
+            pnl=sum((s.total_pnl for s in members), ZERO),
+            return_pct_sum=sum((s.total_pnl_pct for s in members), ZERO),
+            agents=len(members),
+        )
+        for family, members in sorted(by_family.items())
+    ]
+
+
+def series_bucket(moment: datetime, resolution: str) -> datetime:
+    """The bucket of a family series point at ``resolution``: the hour, the UTC day, the week
+    (from Sunday 00:00 UTC), or the moment itself for raw points."""
+    if resolution == "hour":
+        return snapshot_hour(moment)
+    if resolution == "day":
+        return moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    if resolution == "week":
+        return week_start_for(moment)
+    return moment
 
 
 def newest_per_hour(snapshots: Sequence[PortfolioSnapshot]) -> list[PortfolioSnapshot]:

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from arena_core.domain.aggregates import FamilyAggregate
+from arena_core.domain.cohort import Cohort
 from arena_core.domain.holdings import AgentRecords
-from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, SeriesPoint
+from arena_core.domain.portfolio import BetScore, FamilyTotals, PortfolioSnapshot, SeriesPoint
 
 
 class ViewStore(ABC):
@@ -18,9 +19,19 @@ class ViewStore(ABC):
 
     @abstractmethod
     def put_snapshots(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
-        """Write snapshots (idempotent per agent and timestamp), each agent's latest, and each
-        agent's hourly snapshot: the newest of the batch in its hour replaces the hour's one, as
-        the family series points do (passes run in time order, ten minutes apart)."""
+        """Write a pass's snapshots (idempotent per agent and timestamp). Nothing else is
+        written per agent: an active agent's newest snapshot is its latest."""
+
+    @abstractmethod
+    def put_hourly(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
+        """Write agents' hourly snapshots, once their hour has closed: each is the newest of
+        its hour and replaces the hour's one (the newest of the batch, if it names one hour
+        twice)."""
+
+    @abstractmethod
+    def put_finals(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
+        """A completed cohort's final snapshots: its agents' latest for good (an older one
+        never replaces a newer)."""
 
     @abstractmethod
     def snapshots(self, agent_id: str, start: datetime, end: datetime) -> list[PortfolioSnapshot]:
@@ -30,17 +41,23 @@ class ViewStore(ABC):
     def hourly_snapshots(
         self, agent_id: str, start: datetime, end: datetime
     ) -> list[PortfolioSnapshot]:
-        """An agent's hourly snapshots (the last written in each hour) of the hours from the one
+        """An agent's hourly snapshots (the newest of each closed hour) of the hours from the one
         holding ``start`` to the one holding ``end``, oldest first. Reads one item per hour,
         however many passes ran: what charts over weeks and the dataset's hourly table need."""
 
     @abstractmethod
-    def latest_snapshots(self, cohort_id: str) -> dict[str, PortfolioSnapshot]:
-        """Each agent's most recent snapshot in a cohort, by agent id."""
+    def put_final_totals(self, totals: Sequence[FamilyTotals]) -> None:
+        """A completed cohort's final snapshots summed per family (idempotent per cohort and
+        family): what every pass adds to the families' series, read as one partition."""
 
     @abstractmethod
-    def family_latest(self, family_id: str) -> list[PortfolioSnapshot]:
-        """The latest snapshot of each of the family's agents (one per cohort), oldest first."""
+    def final_totals(self) -> list[FamilyTotals]:
+        """Every completed cohort's family totals (they never change once written)."""
+
+    @abstractmethod
+    def latest_snapshots(self, cohort: Cohort) -> dict[str, PortfolioSnapshot]:
+        """Each agent's most recent snapshot in a cohort, by agent id: a completed cohort's
+        final ones, an active cohort's newest."""
 
     @abstractmethod
     def family_aggregates(self) -> dict[str, FamilyAggregate]: ...

@@ -1,38 +1,57 @@
 """Regenerate the site and publish what changed.
 
-Reads are bounded by what changes. Cohort and agent pages and their exports are rendered for
-active cohorts, and once more for a completed cohort that has not been published since it
-completed; older completed cohorts are left as published. A cohort's decision pages, prompts
-and raw replies (read from the audit bucket) are rendered only when its decisions changed since
-they were last published.
+A publication has a scope; the snapshot tick chooses it from the time (``entrypoints``):
 
-A publication has a scope. A snapshot tick renders the live cohorts' and agents' pages (their
-values move every pass), which keeps it flat with history and cheap. The fuller publication, after
-each resolution pass (hourly) and decision run, also renders the leaderboards with their
-statistics, the model, home and pairwise pages and the site-wide tables, the market pages and
-the markets table, and the universes of weeks not yet published; the weekly one (after the
-decision run) also rebuilds ``datapackage.json`` and ``dataset.zip``.
+- every tick (``board``): the leaderboards (every methodology version's, with their
+  statistics) and the home page and data files they are read from, after every snapshot;
+- the first tick of each refresh window (``live``, every 30 minutes by default): also one small
+  JSON of the live figures per live cohort, which the cohort's and its agents' pages read
+  (``site/live.py``);
+- the first tick of each hour (``full``): also the model, pairwise, methodology and data pages,
+  every site-wide table, the market pages and table and the universes of weeks not yet
+  published, and the final pages of a cohort completed since the last;
+- the first tick of each UTC day (``daily``): also the live cohorts' pages, data tables and
+  (when their decisions changed) decision pages;
+- after a decision run (``weekly``): everything, ``datapackage.json`` and ``dataset.zip``.
+
+Reads are bounded by what changes: what the leaderboard needs beyond the live cohorts (every
+bet score, the completed cohorts' final snapshots, a month of hourly series points) is carried
+from one publication to the next (``site/carried.py``); the live cohorts' records are read only
+by the scopes that render pages from them; decision pages, prompts and raw replies only when a
+cohort's decisions changed since they were last published. Only changed objects are uploaded.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
 from pydantic import BaseModel, ConfigDict
 
 from arena_core.domain.cohort import Cohort, CohortStatus
+from arena_core.domain.portfolio import PortfolioSnapshot
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
 from arena_core.ports.publisher import PublishReport, SitePublisher, digest
 from arena_core.site import exports
+from arena_core.site.carried import CARRIED, Carried, CarriedViews, FeedEntry
+from arena_core.site.carried_statistics import export_statistics, restore_statistics
+from arena_core.site.charts import RangeChart
 from arena_core.site.cohort_tables import cohort_tables
-from arena_core.site.collect import CohortView, SiteCollector, SiteStores
+from arena_core.site.collect import (
+    CohortView,
+    DecisionView,
+    LeaderboardData,
+    SiteCollector,
+    SiteStores,
+)
 from arena_core.site.costs import cost_rows, merged
 from arena_core.site.dataset import BUNDLE, PACKAGE, SITE_TABLES, bundle, datapackage
 from arena_core.site.decision_details import decisions_marker
-from arena_core.site.feed import latest_decisions
+from arena_core.site.feed import FeedItem, latest_decisions
+from arena_core.site.live import live_file, live_path, live_values
 from arena_core.site.markets import market_row, market_views
 from arena_core.site.render import SiteRenderer, recent_decisions
 from arena_core.site.statistics import RankingRules
@@ -47,17 +66,21 @@ HOME = "index.html"
 
 @dataclass(frozen=True)
 class Scope:
-    """What a publication renders beyond the pages every one renders."""
+    """What a publication renders beyond the leaderboards every one renders."""
 
     name: str
-    boards: bool  # leaderboards, statistics, model pages, the home and pairwise pages
-    markets: bool  # market pages, the markets table, new weeks' universes
+    live: bool  # the live cohorts' figures (one small JSON each)
+    site_wide: bool  # model, pairwise, methodology, data and market pages, site-wide tables
+    cohort_pages: bool  # the live cohorts' pages, data tables and changed decision pages
     bundle: bool  # datapackage.json and dataset.zip
 
 
-LIGHT = Scope("light", boards=False, markets=False, bundle=False)  # a snapshot tick
-FULL = Scope("full", boards=True, markets=True, bundle=False)  # after a resolution pass
-WEEKLY = Scope("weekly", boards=True, markets=True, bundle=True)  # after a decision run
+BOARD = Scope("board", live=False, site_wide=False, cohort_pages=False, bundle=False)
+LIVE = Scope("live", live=True, site_wide=False, cohort_pages=False, bundle=False)
+FULL = Scope("full", live=True, site_wide=True, cohort_pages=False, bundle=False)
+DAILY = Scope("daily", live=True, site_wide=True, cohort_pages=True, bundle=False)
+WEEKLY = Scope("weekly", live=True, site_wide=True, cohort_pages=True, bundle=True)
+SCOPES = (BOARD, LIVE, FULL, DAILY, WEEKLY)
 
 
 class SiteReport(BaseModel):
@@ -102,32 +125,61 @@ class PublishSiteService:
         if published.get(mark) != digest(decisions_marker(view.records())):
             view.details = collector.details(view)
 
-    def run(self, scope: Scope = WEEKLY) -> SiteReport:
+    def run(self, scope: Scope = WEEKLY, *, fresh: Sequence[PortfolioSnapshot] = ()) -> SiteReport:
+        """Publish ``scope``; ``fresh``: snapshots just taken (the latest of their agents, not
+        read back)."""
         now = self._clock.now()
-        collector = SiteCollector(self._stores, self._blobs, now, self._rules)
+        state = Carried.load(self._publisher.read(CARRIED))
+        restore_statistics(state.statistics)
+        carried = CarriedViews(self._stores.views, state, fresh=fresh)
+        collector = SiteCollector(self._stores, self._blobs, now, self._rules, views=carried)
         renderer = SiteRenderer(now)
         cohorts = self._stores.cohorts.cohorts()
         published = self._publisher.published()
-        if not scope.boards and HOME not in published:
-            scope = FULL  # a site without its home page yet gets everything at once
+        if not scope.cohort_pages and HOME not in published:
+            scope = DAILY  # a site without its home page yet gets everything at once
         live = self._live(cohorts, published)
-        cohort_views = [collector.cohort_view(c) for c in live]
         files: dict[str, bytes] = {}
-        for view in cohort_views:
-            if scope.boards:  # a tick renders pages only: data, decisions and marks wait
+        views = self._cohort_views(collector, live, scope)
+        for view in views:
+            if scope.cohort_pages or view.cohort.status is CohortStatus.COMPLETED:
                 self._read_changed_details(view, collector, published)
-            files.update(self._cohort_files(renderer, view, scope.boards))
-        weeks = run_weeks(cohorts, now)
-        universes = new_universes(self._blobs, weeks, published) if scope.markets else {}
-        shown = [w for w in weeks if w in universes or f"{universe_path(w)}.csv" in published]
-        if scope.boards:
-            files.update(self._board_files(collector, renderer, cohorts, cohort_views, shown))
-        if scope.markets:
-            markets = market_views(self._stores, cohort_views, cohorts)
+                files.update(self._cohort_files(renderer, view))
+        boards = collector.leaderboards(cohorts)
+        state.statistics = export_statistics()
+        feed = self._feed(views, carried, collector, live)
+        costs = merged(self._publisher.read(COSTS_PATH), cost_rows(views))
+        returns = collector.return_charts(boards)
+        if scope.site_wide:
+            weeks = run_weeks(cohorts, now)
+            universes = new_universes(self._blobs, weeks, published)
+            shown = [w for w in weeks if w in universes or f"{universe_path(w)}.csv" in published]
+            files.update(
+                self._site_wide_files(
+                    renderer,
+                    boards=boards,
+                    cohorts=cohorts,
+                    views=views,
+                    returns=returns,
+                    feed=feed,
+                    costs=costs,
+                    weeks=shown,
+                )
+            )
+            markets = market_views(self._stores, views, cohorts)
             files.update(renderer.market_files(markets))
             files.update(self._markets_table([market_row(m) for m in markets]))
-        for week, rows in universes.items():
-            files.update(exports.table_files("data/universes", "universe", rows, week.isoformat()))
+            for week, rows in universes.items():
+                files.update(
+                    exports.table_files("data/universes", "universe", rows, week.isoformat())
+                )
+        else:
+            shown = []
+            files.update(
+                renderer.home_files(boards, cohorts, returns=returns, feed=feed, costs=costs)
+            )
+        if scope.live:
+            files.update(self._live_files(collector, cohorts))
         if scope.bundle:  # the package describes (and the zip holds) the week's dataset
             files[PACKAGE] = datapackage(
                 GLOBAL_TABLES + SITE_TABLES,
@@ -136,19 +188,74 @@ class PublishSiteService:
                 now,
             )
             files[BUNDLE] = self._bundle(files, published)
+        files[CARRIED] = carried.carried.dump()
         report: PublishReport = self._publisher.publish(files)
         return SiteReport(
             files=len(files),
             uploaded=len(report.uploaded),
-            cohorts_rendered=tuple(c.cohort_id for c in live),
+            cohorts_rendered=tuple(v.cohort.cohort_id for v in views),
             scope=scope.name,
         )
 
+    def _cohort_views(
+        self, collector: SiteCollector, live: list[Cohort], scope: Scope
+    ) -> list[CohortView]:
+        """The live cohorts' records, for the scopes that render pages from them: in full
+        (their agents' charts too) where the cohort's own pages are drawn."""
+        if not scope.site_wide:
+            return []
+        return [
+            collector.cohort_view(
+                c, charts=scope.cohort_pages or c.status is CohortStatus.COMPLETED
+            )
+            for c in live
+        ]
+
     @staticmethod
-    def _cohort_files(renderer: SiteRenderer, view: CohortView, tables: bool) -> dict[str, bytes]:
-        files = renderer.cohort_files(view, tables=tables)
-        if not tables:
-            return files  # nothing marked done: the next fuller publication renders the rest
+    def _feed(
+        views: list[CohortView],
+        carried: CarriedViews,
+        collector: SiteCollector,
+        live: list[Cohort],
+    ) -> list[FeedItem]:
+        """The home page's latest decisions: from the records read, else as carried (they
+        change with a decision run, whose publication reads the records)."""
+        if not views and carried.carried.feed is None:  # never read yet: read them now
+            views = [collector.cohort_view(c, charts=False) for c in live]
+        if views:
+            feed = latest_decisions(views)
+            carried.remember_feed(
+                [
+                    FeedEntry(
+                        agent=i.agent, record=i.decision.record, reasoning=i.decision.reasoning
+                    )
+                    for i in feed
+                ]
+            )
+            return feed
+        return [
+            FeedItem(e.agent, DecisionView(e.record, e.record.outcome, e.reasoning))
+            for e in carried.carried.feed or []
+        ]
+
+    def _live_files(self, collector: SiteCollector, cohorts: list[Cohort]) -> dict[str, bytes]:
+        """One JSON of the live figures per active cohort (what its pages' script shows)."""
+        files = {}
+        for cohort in cohorts:
+            if cohort.status is not CohortStatus.ACTIVE:
+                continue
+            latest = collector.latest_snapshots(cohort)
+            positions = {a: self._stores.ledger.positions(a) for a in latest}
+            held = sorted({p.market_id for ps in positions.values() for p in ps if p.is_open})
+            markets = self._stores.markets.get_markets(held)
+            as_of = max((s.taken_at for s in latest.values()), default=None)
+            values = live_values(latest, positions, markets)
+            files[live_path(cohort.cohort_id)] = live_file(cohort, values, as_of)
+        return files
+
+    @staticmethod
+    def _cohort_files(renderer: SiteRenderer, view: CohortView) -> dict[str, bytes]:
+        files = renderer.cohort_files(view, tables=True)
         cohort_id = view.cohort.cohort_id
         if view.details is not None:
             files[DECISIONS_MARK.format(cohort_id=cohort_id)] = decisions_marker(view.records())
@@ -156,26 +263,23 @@ class PublishSiteService:
             files[COMPLETION_MARK.format(cohort_id=cohort_id)] = b"final\n"
         return files
 
-    def _board_files(
+    def _site_wide_files(
         self,
-        collector: SiteCollector,
         renderer: SiteRenderer,
+        *,
+        boards: list[LeaderboardData],
         cohorts: list[Cohort],
         views: list[CohortView],
+        returns: list[RangeChart],
+        feed: list[FeedItem],
+        costs: list[dict[str, object]],
         weeks: list[date],
     ) -> dict[str, bytes]:
         """The leaderboards and every page and table computed from them."""
-        boards = collector.leaderboards(cohorts)
         for board in boards:
             recent_decisions(board.families, views)
-        costs = merged(self._publisher.read(COSTS_PATH), cost_rows(views))
         files = renderer.global_files(
-            boards,
-            cohorts,
-            returns=collector.return_charts(boards),
-            feed=latest_decisions(views),
-            costs=costs,
-            universe_weeks=weeks,
+            boards, cohorts, returns=returns, feed=feed, costs=costs, universe_weeks=weeks
         )
         files.update(exports.table_files("data", "costs", costs))
         return files

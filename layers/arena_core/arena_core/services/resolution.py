@@ -19,6 +19,7 @@ from typing import Protocol
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.market import MarketStatus
 from arena_core.domain.market_record import new_observations
+from arena_core.domain.portfolio import family_totals
 from arena_core.ports.clock import Clock
 from arena_core.ports.market_source import MarketSource
 from arena_core.ports.stores import (
@@ -106,5 +107,10 @@ class ResolutionService:
         if any(p.is_open for h in holdings.values() for p in h.positions):
             return False
         finals = [snapshot_of(h.agent, [], h.scores, {}, moment)[0] for h in holdings.values()]
-        self._stores.views.put_snapshots(finals)  # before completing: a rerun writes them again
+        # Before completing: a rerun writes them again. The final snapshot is the last of its
+        # hour (the cohort is never snapshotted again) and its agents' latest for good.
+        self._stores.views.put_snapshots(finals)
+        self._stores.views.put_hourly(finals)
+        self._stores.views.put_finals(finals)
+        self._stores.views.put_final_totals(family_totals(cohort.cohort_id, finals))
         return self._cohorts.complete_cohort(cohort.cohort_id, moment)

@@ -4,9 +4,15 @@ Each agent costs one read (its cash, positions and bet scores together); cohorts
 listing. The distinct markets with open positions are refreshed in batches (``ceil(M / batch)``
 upstream requests). A market whose refresh failed, or that came back without a usable price, is
 valued at its last stored state, then at the position's last mark: a failed batch is reported
-and never zeroes a position. One snapshot per agent at the exact snapshot time, each agent's latest,
-and the per-family series points (raw, hourly, daily and weekly buckets) are written; a market's
-stored state is rewritten only when it changed.
+and never zeroes a position.
+
+Every pass writes one snapshot per agent at the exact snapshot time and one raw series point per
+family, and a market's stored state only when it changed. What summarises an hour is written
+once, by the first pass of the next hour, from the newest snapshots of the hour that closed
+(each agent's latest, read back before this pass writes): each agent's hourly snapshot and each
+family's hourly, daily and weekly points. Before, every pass rewrote them (and each agent's
+latest snapshot, with an index key): most of the table's write units, for values the next pass
+replaced ten minutes later.
 """
 
 from __future__ import annotations
@@ -15,20 +21,32 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import Protocol
 
+from arena_core.constants import SNAPSHOT_PERIOD
 from arena_core.domain import accounting
-from arena_core.domain.cohort import Agent, Cohort, CohortStatus, week_start_for
+from arena_core.domain.cohort import Agent, Cohort, CohortStatus
 from arena_core.domain.market import Market
 from arena_core.domain.market_record import new_observations
 from arena_core.domain.money import ZERO
-from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, Position, SeriesPoint
+from arena_core.domain.portfolio import (
+    BetScore,
+    FamilyTotals,
+    PortfolioSnapshot,
+    Position,
+    SeriesPoint,
+    family_totals,
+    series_bucket,
+    snapshot_hour,
+)
 from arena_core.domain.valuation import totals
 from arena_core.ports.clock import Clock
 from arena_core.ports.market_source import MarketSource
 from arena_core.ports.stores import WithCohorts, WithLedger, WithMarkets, WithViews
 
 RESOLUTIONS = ("raw", "hour", "day", "week")
+CLOSED_BUCKETS = ("hour", "day", "week")  # written once an hour, by the next hour's first pass
 
 
 @dataclass(frozen=True)
@@ -41,6 +59,7 @@ class SnapshotReport:
     failed_market_ids: tuple[str, ...]
     stale_positions: int
     seconds: float
+    snapshots: tuple[PortfolioSnapshot, ...] = ()  # what the pass wrote: the agents' latest
 
 
 def _has_prices(market: Market) -> bool:
@@ -66,35 +85,37 @@ def changed_markets(fresh: Iterable[Market], stored: Mapping[str, Market]) -> li
     return [m for m in fresh if stored.get(m.market_id) != m]
 
 
-def bucket(moment: datetime, resolution: str) -> datetime:
-    if resolution == "hour":
-        return moment.replace(minute=0, second=0, microsecond=0)
-    if resolution == "day":
-        return moment.replace(hour=0, minute=0, second=0, microsecond=0)
-    if resolution == "week":
-        return week_start_for(moment)
-    return moment
+def opens_hour(moment: datetime) -> bool:
+    """Whether a pass at ``moment`` is the first of its hour (passes run every
+    ``SNAPSHOT_PERIOD``, at whatever offset the schedule has)."""
+    return moment - SNAPSHOT_PERIOD < snapshot_hour(moment)
 
 
-def family_points(snapshots: Sequence[PortfolioSnapshot], taken_at: datetime) -> list[SeriesPoint]:
-    """Per family: summed P/L and mean return % of its agents, at each resolution."""
-    by_family: dict[str, list[PortfolioSnapshot]] = {}
-    for snapshot in snapshots:
-        by_family.setdefault(snapshot.family_id, []).append(snapshot)
+def family_points(
+    snapshots: Sequence[PortfolioSnapshot],
+    taken_at: datetime,
+    resolutions: Sequence[str] = RESOLUTIONS,
+    finals: Sequence[FamilyTotals] = (),
+) -> list[SeriesPoint]:
+    """Per family: summed P/L and mean return % of its agents (the completed cohorts' with
+    their final values, ``finals``), at each resolution."""
+    sums: dict[str, tuple[Decimal, Decimal, int]] = {}
+    for total in [*family_totals("", snapshots), *finals]:
+        pnl, pct, agents = sums.get(total.family_id, (ZERO, ZERO, 0))
+        sums[total.family_id] = (pnl + total.pnl, pct + total.return_pct_sum, agents + total.agents)
     points = []
-    for family_id, members in sorted(by_family.items()):
-        pnl = sum((s.total_pnl for s in members), ZERO)
-        mean_return = sum((s.total_pnl_pct for s in members), ZERO) / len(members)
-        for resolution in RESOLUTIONS:
+    for family_id, (pnl, pct_sum, agents) in sorted(sums.items()):
+        mean_return = pct_sum / agents
+        for resolution in resolutions:
             points.append(
                 SeriesPoint(
                     family_id=family_id,
                     resolution=resolution,
-                    bucket=bucket(taken_at, resolution),
+                    bucket=series_bucket(taken_at, resolution),
                     taken_at=taken_at,
                     pnl=pnl,
                     return_pct=mean_return,
-                    agents=len(members),
+                    agents=agents,
                 )
             )
     return points
@@ -135,11 +156,23 @@ class SnapshotStores(WithCohorts, WithLedger, WithMarkets, WithViews, Protocol):
 
 
 class SnapshotService:
-    def __init__(self, stores: SnapshotStores, source: MarketSource, clock: Clock) -> None:
+    def __init__(
+        self,
+        stores: SnapshotStores,
+        source: MarketSource,
+        clock: Clock,
+        *,
+        reads: SnapshotStores | None = None,
+    ) -> None:
+        """``reads``: the stores to read holdings, market states and latest snapshots from
+        (eventually consistent ones, deployed: the last write they could miss is ten minutes
+        old); writes go to ``stores``."""
         self._cohorts = stores.cohorts
-        self._ledger = stores.ledger
+        self._ledger = (reads or stores).ledger
         self._markets = stores.markets
+        self._stored_markets = (reads or stores).markets
         self._views = stores.views
+        self._latest = (reads or stores).views
         self._source = source
         self._clock = clock
 
@@ -153,11 +186,15 @@ class SnapshotService:
         held = {i: [p for p in h.positions if p.is_open] for i, h in holdings.items()}
         market_ids = sorted({p.market_id for positions in held.values() for p in positions})
         fetch = self._source.markets_by_id(market_ids)
-        stored = self._markets.get_markets(market_ids)
+        stored = self._stored_markets.get_markets(market_ids)
         markets = effective_markets(fetch.markets, stored, market_ids)
         fresh = [m for m in fetch.markets.values() if _has_prices(m)]
         self._markets.record_observations(new_observations(fresh, stored, moment))
         self._markets.save_markets(changed_markets(fresh, stored))
+        finished = [c for c in cohorts if c.status is not CohortStatus.ACTIVE]
+        finals = self._finals(finished)
+        if opens_hour(moment):
+            self._close_hour(active, finals, moment)
         snapshots, stale = [], 0
         for agent_id, holding in holdings.items():
             snapshot, agent_stale = snapshot_of(
@@ -166,9 +203,7 @@ class SnapshotService:
             snapshots.append(snapshot)
             stale += agent_stale
         self._views.put_snapshots(snapshots)
-        finished = [c for c in cohorts if c.status is not CohortStatus.ACTIVE]
-        members = [*snapshots, *self._finals(finished)]
-        self._views.put_series(family_points(members, moment))
+        self._views.put_series(family_points(snapshots, moment, ("raw",), finals))
         return SnapshotReport(
             taken_at=moment,
             agents=len(agent_ids),
@@ -178,12 +213,38 @@ class SnapshotService:
             failed_market_ids=tuple(fetch.failed_ids),
             stale_positions=stale,
             seconds=time.perf_counter() - started,
+            snapshots=tuple(snapshots),
         )
 
-    def _finals(self, completed: Iterable[Cohort]) -> list[PortfolioSnapshot]:
-        """Completed cohorts' final snapshots: their families' series keep counting them."""
-        return [
+    def _finals(self, completed: Iterable[Cohort]) -> list[FamilyTotals]:
+        """Completed cohorts' final snapshots summed per family (their families' series keep
+        counting them): one partition read, however many cohorts completed. A cohort completed
+        before the totals were kept has them computed from its final snapshots, and written."""
+        totals = self._latest.final_totals()
+        known = {t.cohort_id for t in totals}
+        for cohort in completed:
+            if cohort.cohort_id not in known:
+                finals = self._latest.latest_snapshots(cohort).values()
+                missing = family_totals(cohort.cohort_id, list(finals))
+                self._views.put_final_totals(missing)
+                totals += missing
+        return totals
+
+    def _close_hour(
+        self, active: Sequence[Cohort], finals: Sequence[FamilyTotals], moment: datetime
+    ) -> None:
+        """The hour before ``moment`` closed: its newest snapshots (the agents' latest, before
+        this pass) become the agents' hourly snapshots and the families' hourly, daily and
+        weekly points. Nothing when no agent was snapshotted in an earlier hour."""
+        hour = snapshot_hour(moment)
+        closed = [
             snapshot
-            for cohort in completed
-            for snapshot in self._views.latest_snapshots(cohort.cohort_id).values()
+            for cohort in active
+            for snapshot in self._latest.latest_snapshots(cohort).values()
+            if snapshot.taken_at < hour
         ]
+        if not closed:
+            return
+        self._views.put_hourly(closed)
+        newest = max(s.taken_at for s in closed)
+        self._views.put_series(family_points(closed, newest, CLOSED_BUCKETS, finals))

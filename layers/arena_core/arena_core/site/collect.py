@@ -33,6 +33,7 @@ from arena_core.domain.portfolio import (
     SeriesPoint,
     Settlement,
     Trade,
+    snapshot_hour,
 )
 from arena_core.domain.releases import LineupRelease, family_changes
 from arena_core.errors import ArenaError
@@ -45,6 +46,7 @@ from arena_core.ports.stores import (
     WithPanel,
     WithViews,
 )
+from arena_core.ports.view_store import ViewStore
 from arena_core.scoring.bets import scored_forecast
 from arena_core.scoring.statistics import UNKNOWN, ScoredForecast, horizon_bucket
 from arena_core.site.charts import RangeChart
@@ -204,11 +206,15 @@ class SiteCollector:
         blobs: BlobStore | None,
         now: datetime,
         rules: RankingRules | None = None,
+        *,
+        views: ViewStore | None = None,
     ) -> None:
+        """``views``: the view store to read through instead of the stores' own (the carried
+        one of a publication, ``site/carried.py``)."""
         self._rules = rules or RankingRules()
         self._cohorts = stores.cohorts
         self._markets = stores.markets
-        self._views = stores.views
+        self._views = views or stores.views
         self._panel = stores.panel
         self._lineups = stores.lineups
         self._blobs = blobs
@@ -221,7 +227,7 @@ class SiteCollector:
         changes = {s.family_id: family_changes(releases, s.family_id) for s in specs}
         series = {s.family_id: self._family_series(s.family_id) for s in specs}
         reads = _FamilyReads(
-            latest={s.family_id: self._views.family_latest(s.family_id) for s in specs},
+            latest=self._latest_by_family(cohorts, specs),
             scores={s.family_id: self._views.family_scores(s.family_id) for s in specs},
             series=series,
             charts={
@@ -240,6 +246,22 @@ class SiteCollector:
             members = [c for c in cohorts if c.methodology_version == version]
             boards.append(self._leaderboard(version, members, reads))
         return boards
+
+    def latest_snapshots(self, cohort: Cohort) -> dict[str, PortfolioSnapshot]:
+        """Each agent's latest snapshot in ``cohort`` (read once per publication)."""
+        return self._views.latest_snapshots(cohort)
+
+    def _latest_by_family(
+        self, cohorts: Sequence[Cohort], specs: Sequence[AgentSpec]
+    ) -> dict[str, list[PortfolioSnapshot]]:
+        """Each family's latest snapshot in every cohort (one per cohort, by cohort id)."""
+        found: dict[str, list[PortfolioSnapshot]] = {s.family_id: [] for s in specs}
+        for cohort in sorted(cohorts, key=lambda c: c.cohort_id):
+            for snapshot in sorted(
+                self._views.latest_snapshots(cohort).values(), key=lambda s: s.agent_id
+            ):
+                found.setdefault(snapshot.family_id, []).append(snapshot)
+        return found
 
     def _leaderboard(
         self, version: str, cohorts: list[Cohort], reads: _FamilyReads
@@ -336,10 +358,11 @@ class SiteCollector:
                 names[view.spec.family_id] = view.spec.display_name
         return return_charts([(names[f], s) for f, s in seen.items()], self.now)
 
-    def cohort_view(self, cohort: Cohort) -> CohortView:
+    def cohort_view(self, cohort: Cohort, *, charts: bool = True) -> CohortView:
         """A cohort's agents with their records, and every market they hold, traded or were
-        asked about, read at once."""
-        latest = self._views.latest_snapshots(cohort.cohort_id)
+        asked about, read at once; without ``charts``, not the snapshots the agents' charts and
+        the hourly table are drawn from (what market pages and the feed do not need)."""
+        latest = self._views.latest_snapshots(cohort)
         members = self._cohorts.agents(cohort.cohort_id)
         records = {a.agent_id: self._views.agent_records(a.agent_id) for a in members}
         questions = (
@@ -352,7 +375,9 @@ class SiteCollector:
             ids |= {p.market_id for p in found.positions} | {t.market_id for t in found.trades}
         markets = self._markets.get_markets(sorted(ids))
         agents = [
-            self._agent_view(a, latest.get(a.agent_id), cohort, records[a.agent_id], markets)
+            self._agent_view(
+                a, latest.get(a.agent_id), cohort, records[a.agent_id], markets, charts=charts
+            )
             for a in members
         ]
         return CohortView(cohort, agents, questions, markets=markets)
@@ -364,6 +389,8 @@ class SiteCollector:
         cohort: Cohort,
         records: AgentRecords,
         markets: Mapping[str, Market],
+        *,
+        charts: bool = True,
     ) -> AgentView:
         view = AgentView(agent, latest)
         view.trades, view.settlements, view.scores = (
@@ -375,7 +402,11 @@ class SiteCollector:
             self._position_view(p, markets.get(p.market_id)) for p in records.positions
         ]
         view.decisions = [self._decision_view(d) for d in records.decisions]
-        view.hourly = self._views.hourly_snapshots(agent.agent_id, cohort.week_start, self.now)
+        if not charts:
+            return view
+        view.hourly = with_open_hour(
+            self._views.hourly_snapshots(agent.agent_id, cohort.week_start, self.now), latest
+        )
         # A completed cohort's charts end where it ended, not at the publication.
         done = cohort.status is CohortStatus.COMPLETED and latest is not None
         end = latest.taken_at if done and latest is not None else self.now
@@ -416,6 +447,18 @@ class SiteCollector:
             return self._blobs.get(outcome.reasoning_ref).decode("utf-8", "replace")
         except ArenaError:
             return outcome.reasoning  # the excerpt, when the whole text cannot be read
+
+
+def with_open_hour(
+    hourly: list[PortfolioSnapshot], latest: PortfolioSnapshot | None
+) -> list[PortfolioSnapshot]:
+    """The hourly snapshots and, for the hour still open, its newest snapshot so far: an
+    hour's own is written when the hour closes (by the next hour's first pass)."""
+    if latest is None or (
+        hourly and snapshot_hour(hourly[-1].taken_at) >= snapshot_hour(latest.taken_at)
+    ):
+        return hourly
+    return [*hourly, latest]
 
 
 def release_marks(

@@ -53,14 +53,17 @@ def cost_rows(views: Sequence[CohortView]) -> list[Row]:
     return [rows[k] for k in sorted(rows)]
 
 
+COST_PLACES = Decimal("1e-8")  # the published precision of cost_usd (site/fields.py)
+
+
 def merged(earlier: bytes | None, fresh: Iterable[Row]) -> list[Row]:
-    """The published rows (JSON) updated with the fresh ones, in (family, cohort, week) order."""
+    """The published rows (JSON) updated with the fresh ones, in (family, cohort, week) order;
+    every cost at the published precision, so a row reads the same fresh or carried over (a
+    page drawn from either is the same page)."""
     rows: dict[tuple[str, str, int], Row] = {}
-    for stored in json.loads(earlier) if earlier else []:
-        row = {**stored, "cost_usd": Decimal(str(stored["cost_usd"]))}
-        rows[(row["family_id"], row["cohort_id"], int(row["week"]))] = row
-    for row in fresh:
-        rows[(row["family_id"], row["cohort_id"], int(row["week"]))] = row
+    for row in [*(json.loads(earlier) if earlier else []), *fresh]:
+        cost = Decimal(str(row["cost_usd"])).quantize(COST_PLACES)
+        rows[(row["family_id"], row["cohort_id"], int(row["week"]))] = {**row, "cost_usd": cost}
     return [rows[k] for k in sorted(rows)]
 
 

@@ -42,6 +42,8 @@ from arena_core.site.statistics import Breakdown, Statistics
 HERE = Path(__file__).parent
 RECENT_DECISIONS = 5
 RECENT_COHORTS = 12  # rows of a model page's cohort table: page weight stays flat with history
+# The tables the home page's leaderboards show: regenerated with it after every snapshot.
+HOME_TABLES = ("leaderboard", "family_returns", "panel_leaderboard")
 
 
 def _fixed(value: Decimal | None, places: str) -> str:
@@ -135,6 +137,40 @@ class SiteRenderer:
         html = self._env.get_template(template).render(root=root, **self._common, **context)
         return html.encode()
 
+    def home_files(
+        self,
+        boards: Sequence[LeaderboardData],
+        cohorts: Sequence[Cohort],
+        *,
+        returns: Sequence[RangeChart] = (),
+        feed: Sequence[FeedItem] = (),
+        costs: Sequence[dict[str, Any]] = (),
+    ) -> dict[str, bytes]:
+        """The home page and the data files its leaderboards are read from (``HOME_TABLES``):
+        what every publication regenerates, after every snapshot. The same inputs give the same
+        bytes, whichever publication renders them."""
+        current = boards[0]
+        files = {
+            "index.html": self.page(
+                "index.html.j2",
+                0,
+                title="Leaderboard",
+                boards=[(b, panel_leaderboard(b)) for b in boards],
+                returns=returns,
+                feed=feed,
+                spend=board_costs(boards, costs),
+                as_of=values_as_of(boards),
+                rules=current.rules,
+                cohorts=cohorts,
+                methodology_version=current.methodology,
+                versions=[b.methodology for b in boards],
+            )
+        }
+        for table in HOME_TABLES:
+            rows = [row for b in boards for row in tables.TABLE_ROWS[table](b)]
+            files.update(exports.table_files("data", table, rows))
+        return files
+
     def global_files(
         self,
         boards: Sequence[LeaderboardData],
@@ -156,17 +192,8 @@ class SiteRenderer:
             "methodology_version": current.methodology,
             "versions": [b.methodology for b in boards],
         }
-        files = {
-            "index.html": self.page(
-                "index.html.j2",
-                0,
-                title="Leaderboard",
-                boards=[(b, panel_leaderboard(b)) for b in boards],
-                returns=returns,
-                feed=feed,
-                spend=spend,
-                **common,
-            ),
+        files = self.home_files(boards, cohorts, returns=returns, feed=feed, costs=costs)
+        files |= {
             "methodology.html": self.page("methodology.html.j2", 0, title="Methodology", **common),
             "data/index.html": self.page(
                 "data.html.j2",
@@ -185,7 +212,8 @@ class SiteRenderer:
             "pairwise.html.j2", 0, title="Every pair compared", sections=_pairwise(boards)
         )
         for table, rows in tables.global_tables(list(boards)).items():
-            files.update(exports.table_files("data", table, rows))
+            if table not in HOME_TABLES:
+                files.update(exports.table_files("data", table, rows))
         for family_id, sections in _model_sections(boards).items():
             files[f"models/{family_id}.html"] = self.page(
                 "model.html.j2",
@@ -207,9 +235,14 @@ class SiteRenderer:
         """The cohort's and its agents' pages; with ``tables``, its data files and (when its
         decisions were read in full) its decision pages."""
         cohort_id = view.cohort.cohort_id
+        moments = [a.latest.taken_at for a in view.agents if a.latest is not None]
         files = {
             f"cohorts/{cohort_id}/index.html": self.page(
-                "cohort.html.j2", 2, title=f"Cohort {cohort_id}", view=view
+                "cohort.html.j2",
+                2,
+                title=f"Cohort {cohort_id}",
+                view=view,
+                values_as_of=max(moments, default=None),
             )
         }
         for agent in view.agents:
@@ -218,6 +251,8 @@ class SiteRenderer:
                 2,
                 title=f"{agent.agent.display_name} in {cohort_id}",
                 view=agent,
+                cohort=view.cohort,
+                values_as_of=agent.latest.taken_at if agent.latest else None,
                 questions=view.question,
                 final=view.cohort.status is CohortStatus.COMPLETED,
             )
@@ -277,6 +312,12 @@ def board_costs(
                 forecasts = stats.forecasts if stats else 0
             found[(board.methodology, family)] = (cost, per_forecast(cost, forecasts))
     return found
+
+
+def values_as_of(boards: Sequence[LeaderboardData]) -> datetime | None:
+    """The newest snapshot the leaderboards show: the time their values are from."""
+    moments = [s.taken_at for b in boards for f in b.families for s in f.latest]
+    return max(moments, default=None)
 
 
 def _cohorts_json(cohorts: Sequence[Cohort]) -> bytes:

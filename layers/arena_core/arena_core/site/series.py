@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from arena_core.domain.portfolio import PortfolioSnapshot, SeriesPoint
+from arena_core.domain.portfolio import PortfolioSnapshot, SeriesPoint, series_bucket
 from arena_core.site.charts import Point, RangeChart, range_charts
 
 FAMILY_USES = {"10M": "raw", "1H": "raw", "1D": "raw", "1W": "hour", "1M": "hour", "ALL": "week"}
@@ -67,14 +67,36 @@ class Measure(Mapping[str, Sequence[Point]]):
 def family_series(
     read: Callable[[str, datetime, datetime], list[SeriesPoint]], now: datetime
 ) -> LazySeries:
-    """``read(resolution, start, end)``: the store's series query for one family."""
+    """``read(resolution, start, end)``: the store's series query for one family. A bucket's
+    stored point is written when its hour closes; the bucket still open takes the newest raw
+    point (read anyway, for the last day's ranges), so each bucket shows its newest point."""
 
     def load(resolution: str) -> list[SeriesPoint]:
         span = FAMILY_WINDOWS[resolution]
         start = now - span if span else BEGINNING.replace(tzinfo=now.tzinfo)
-        return read(resolution, start, now)
+        points = read(resolution, start, now)
+        if resolution == "raw":
+            return points
+        return with_open_bucket(points, series["raw"], resolution)
 
-    return LazySeries(load)
+    series = LazySeries(load)
+    return series
+
+
+def with_open_bucket(
+    points: list[SeriesPoint], raw: Sequence[SeriesPoint], resolution: str
+) -> list[SeriesPoint]:
+    """``points`` with the newest raw point as its bucket's, where that bucket's stored point
+    is older (or absent)."""
+    if not raw:
+        return points
+    newest = raw[-1]
+    bucket = series_bucket(newest.taken_at, resolution)
+    if points and (points[-1].bucket > bucket or points[-1].taken_at >= newest.taken_at):
+        return points
+    opened = newest.model_copy(update={"resolution": resolution, "bucket": bucket})
+    kept = points[:-1] if points and points[-1].bucket == bucket else points
+    return [*kept, opened]
 
 
 def pnl_charts(

@@ -32,6 +32,7 @@ AGGREGATES = "AGGREGATES"
 PANEL = "PANEL#"  # a cohort's forecast-panel questions and scores
 LINEUP = "LINEUP"  # the lineup releases, one item each
 JOBS = "JOBS"  # when each scheduled job last ran
+FINALS = "FINALS"  # completed cohorts' final snapshots summed per family
 # Sort keys and sort key prefixes.
 COHORT_ITEM = "COHORT"
 PROFILE = "PROFILE"
@@ -129,16 +130,12 @@ def cohorts_index(status: str) -> str:
 
 
 def family_index(family_id: str) -> str:
-    """GSI2 partition of a family's agents and latest snapshots."""
+    """GSI2 partition of a family's agents."""
     return f"{FAMILY}{family_id}"
 
 
 def family_agent_sort(cohort_id: str) -> str:
     return f"{AGENT}{cohort_id}"
-
-
-def family_latest_sort(cohort_id: str) -> str:
-    return f"{LATEST}{cohort_id}"
 
 
 # --- the agent partition ------------------------------------------------------------------------
@@ -259,6 +256,10 @@ def family_coherence_index(family_id: str) -> str:
 def lineup_release_key(release: int) -> dict[str, str]:
     """Zero-padded: sort-key order is release order."""
     return key(LINEUP, f"{RELEASE}{release:06d}")
+
+
+def final_totals_key(cohort_id: str, family_id: str) -> dict[str, str]:
+    return key(FINALS, f"{cohort_id}#{family_id}")
 
 
 def job_key(job: str) -> dict[str, str]:

@@ -17,10 +17,18 @@ from arena_core.adapters.dynamodb.views import DynamoViewStore
 from arena_core.ports.stores import Stores
 
 
-def dynamo_stores(client: Any, table_name: str, *, snapshot_ttl: timedelta | None = None) -> Stores:
+def dynamo_stores(
+    client: Any,
+    table_name: str,
+    *,
+    snapshot_ttl: timedelta | None = None,
+    consistent_reads: bool = True,
+) -> Stores:
     """Every role over one table, through ``client`` (a boto3 DynamoDB client); raw snapshots
-    expire ``snapshot_ttl`` after they were taken (None: never)."""
-    table = Table(client, table_name)
+    expire ``snapshot_ttl`` after they were taken (None: never). ``consistent_reads=False``
+    gives stores for a reader that tolerates eventual consistency (a publication of the site):
+    they must not be used to decide a write."""
+    table = Table(client, table_name, consistent=consistent_reads)
     return Stores(
         cohorts=DynamoCohortStore(table),
         decisions=DynamoDecisionStore(table),

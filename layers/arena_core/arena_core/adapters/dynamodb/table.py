@@ -83,9 +83,17 @@ class Expr:
 
 
 class Table:
-    def __init__(self, client: Any, name: str, *, retrier: Retrier | None = None) -> None:
+    """One table's requests. Reads of the table itself are strongly consistent unless
+    ``consistent`` is False (what a publication of the site tolerates: at worst it shows the
+    state of a few seconds earlier, for half the read units); index reads are always eventually
+    consistent (global secondary indexes offer nothing else)."""
+
+    def __init__(
+        self, client: Any, name: str, *, retrier: Retrier | None = None, consistent: bool = True
+    ) -> None:
         self.client = client
         self.name = name
+        self.consistent = consistent
         self._retrier = retrier or Retrier(
             RetryPolicy(max_attempts=6, base_delay=0.05, total_budget=20), give_up=PersistenceError
         )
@@ -118,7 +126,9 @@ class Table:
         return result
 
     def get(self, key: Mapping[str, str]) -> dict[str, Any] | None:
-        response = self.call("get_item", TableName=self.name, Key=_key(key), ConsistentRead=True)
+        response = self.call(
+            "get_item", TableName=self.name, Key=_key(key), ConsistentRead=self.consistent
+        )
         return response.get("Item")
 
     def put(
@@ -151,13 +161,18 @@ class Table:
         return dict(response.get("Attributes", {}))
 
     def query(
-        self, condition: str, expr: Expr, *, index: str | None = None
+        self,
+        condition: str,
+        expr: Expr,
+        *,
+        index: str | None = None,
+        consistent: bool | None = None,
     ) -> Iterator[dict[str, Any]]:
         kwargs: dict[str, Any] = {"TableName": self.name, "KeyConditionExpression": condition}
         if index:
             kwargs["IndexName"] = index
         else:
-            kwargs["ConsistentRead"] = True
+            kwargs["ConsistentRead"] = self.consistent if consistent is None else consistent
         kwargs.update(expr.kwargs())
         while True:
             page = self.call("query", **kwargs)
@@ -167,9 +182,16 @@ class Table:
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def partition(
-        self, pk: str, prefix: str = "", *, between: tuple[str, str] | None = None
+        self,
+        pk: str,
+        prefix: str = "",
+        *,
+        between: tuple[str, str] | None = None,
+        consistent: bool | None = None,
     ) -> Iterator[dict[str, Any]]:
-        """Items of one partition (strongly consistent), optionally by sort-key prefix or range."""
+        """Items of one partition, optionally by sort-key prefix or range (consistent as the
+        table is, unless ``consistent`` says otherwise: items that never change once written
+        read the same either way)."""
         expr = Expr()
         condition = f"{expr.n('PK')} = {expr.v(pk)}"
         if prefix:
@@ -177,7 +199,21 @@ class Table:
         if between:
             low, high = between
             condition += f" AND {expr.n('SK')} BETWEEN {expr.v(low)} AND {expr.v(high)}"
-        return self.query(condition, expr)
+        return self.query(condition, expr, consistent=consistent)
+
+    def newest(self, pk: str) -> dict[str, Any] | None:
+        """The item of a partition with the greatest sort key (one item read)."""
+        expr = Expr()
+        kwargs: dict[str, Any] = {
+            "TableName": self.name,
+            "KeyConditionExpression": f"{expr.n('PK')} = {expr.v(pk)}",
+            "ConsistentRead": self.consistent,
+            "ScanIndexForward": False,
+            "Limit": 1,
+            **expr.kwargs(),
+        }
+        items: list[dict[str, Any]] = self.call("query", **kwargs).get("Items", [])
+        return items[0] if items else None
 
     def index_partition(
         self, index: str, key_attribute: str, value_: str
@@ -192,7 +228,7 @@ class Table:
             pending: dict[str, Any] = {
                 self.name: {
                     "Keys": [_key(k) for k in keys[start : start + 100]],
-                    "ConsistentRead": True,
+                    "ConsistentRead": self.consistent,
                 }
             }
             while pending:

@@ -1,5 +1,11 @@
-"""Snapshots and read models on DynamoDB: raw and hourly snapshots, each agent's latest, the
-families' series points and running aggregates, and an agent's records in one query."""
+"""Snapshots and read models on DynamoDB: raw and hourly snapshots, completed cohorts' final
+snapshots, the families' series points and running aggregates, and an agent's records in one
+query.
+
+A pass writes one raw snapshot per agent and nothing else per agent: an active agent's latest
+snapshot is its newest raw one (read back with one single-item query), so no "latest" item is
+rewritten every ten minutes. Hourly snapshots are written when their hour has closed, and a
+completed cohort's final snapshots become its agents' latest for good."""
 
 from __future__ import annotations
 
@@ -12,7 +18,6 @@ from arena_core.adapters.dynamodb.codec import (
     decode,
     encode,
     from_attributes,
-    from_fields,
     to_attributes,
 )
 from arena_core.adapters.dynamodb.counters import from_flat
@@ -21,9 +26,11 @@ from arena_core.adapters.dynamodb.ledger import partition_by_kind
 from arena_core.adapters.dynamodb.schema import parse_stamp
 from arena_core.adapters.dynamodb.table import ConditionFailed, Expr, Table
 from arena_core.domain.aggregates import FamilyAggregate
+from arena_core.domain.cohort import Agent, Cohort, CohortStatus
 from arena_core.domain.holdings import AgentRecords
 from arena_core.domain.portfolio import (
     BetScore,
+    FamilyTotals,
     PortfolioSnapshot,
     Position,
     SeriesPoint,
@@ -53,15 +60,22 @@ class DynamoViewStore(ViewStore):
         )
 
     def put_snapshots(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
-        raw = [
-            encode(s, "snapshot", k.snapshot_key(s.agent_id, s.taken_at), **self._expiry(s))
-            for s in snapshots
-        ]
-        hourly = [
-            encode(s, "hourly", k.hourly_snapshot_key(s.agent_id, snapshot_hour(s.taken_at)))
-            for s in newest_per_hour(snapshots)
-        ]
-        self.table.batch_put(raw + hourly)
+        self.table.batch_put(
+            [
+                encode(s, "snapshot", k.snapshot_key(s.agent_id, s.taken_at), **self._expiry(s))
+                for s in snapshots
+            ]
+        )
+
+    def put_hourly(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
+        self.table.batch_put(
+            [
+                encode(s, "hourly", k.hourly_snapshot_key(s.agent_id, snapshot_hour(s.taken_at)))
+                for s in newest_per_hour(snapshots)
+            ]
+        )
+
+    def put_finals(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
         latest: dict[str, PortfolioSnapshot] = {}
         for s in snapshots:
             if s.agent_id not in latest or s.taken_at > latest[s.agent_id].taken_at:
@@ -70,20 +84,17 @@ class DynamoViewStore(ViewStore):
             self._put_latest(s)
 
     def _expiry(self, snapshot: PortfolioSnapshot) -> dict[str, int]:
+        return self._expires(snapshot.taken_at)
+
+    def _expires(self, taken_at: datetime) -> dict[str, int]:
         if self.snapshot_ttl is None:
             return {}
-        return {k.EXPIRES_AT: int((snapshot.taken_at + self.snapshot_ttl).timestamp())}
+        return {k.EXPIRES_AT: int((taken_at + self.snapshot_ttl).timestamp())}
 
     def _put_latest(self, snapshot: PortfolioSnapshot) -> None:
-        """Replace the agent's latest snapshot unless a newer one is already there (reruns of
-        older passes never move it back)."""
-        index = {
-            k.GSI2PK: k.family_index(snapshot.family_id),
-            k.GSI2SK: k.family_latest_sort(snapshot.cohort_id),
-        }
-        item = encode(
-            snapshot, "latest", k.latest_key(snapshot.cohort_id, snapshot.agent_id), **index
-        )
+        """Replace the agent's latest snapshot unless a newer one is already there (a rerun of
+        an older completion never moves it back). No index key: the site reads a cohort's."""
+        item = encode(snapshot, "latest", k.latest_key(snapshot.cohort_id, snapshot.agent_id))
         expr = Expr()
         taken = expr.n("taken_at")
         newer = f"attribute_not_exists({taken}) OR {taken} <= {expr.v(snapshot.taken_at)}"
@@ -102,16 +113,33 @@ class DynamoViewStore(ViewStore):
         items = self.table.partition(k.hourly_snapshot_pk(agent_id), between=window)
         return [decode(PortfolioSnapshot, i) for i in items]
 
-    def latest_snapshots(self, cohort_id: str) -> dict[str, PortfolioSnapshot]:
-        items = self.table.partition(k.cohort_pk(cohort_id), k.LATEST)
-        found = [decode(PortfolioSnapshot, i) for i in items]
-        return {s.agent_id: s for s in found}
+    def put_final_totals(self, totals: Sequence[FamilyTotals]) -> None:
+        self.table.batch_put(
+            [
+                encode(t, "final_totals", k.final_totals_key(t.cohort_id, t.family_id))
+                for t in totals
+            ]
+        )
 
-    def family_latest(self, family_id: str) -> list[PortfolioSnapshot]:
-        items = self.table.index_partition(k.GSI2, k.GSI2PK, k.family_index(family_id))
-        found = [from_attributes(i) for i in items]
-        latest = [from_fields(PortfolioSnapshot, f) for f in found if f.get("entity") == "latest"]
-        return sorted(latest, key=lambda s: s.cohort_id)
+    def final_totals(self) -> list[FamilyTotals]:
+        items = self.table.partition(k.FINALS, consistent=False)  # written once, never changed
+        return [decode(FamilyTotals, i) for i in items]
+
+    def latest_snapshots(self, cohort: Cohort) -> dict[str, PortfolioSnapshot]:
+        """A completed cohort's final snapshots (one query; they never change, so eventual
+        consistency reads them right); an active cohort's newest raw snapshot per agent (one
+        single-item query each: no item is rewritten every pass to hold it)."""
+        if cohort.status is CohortStatus.COMPLETED:
+            items = self.table.partition(k.cohort_pk(cohort.cohort_id), k.LATEST, consistent=False)
+            found = [decode(PortfolioSnapshot, i) for i in items]
+            return {s.agent_id: s for s in found}
+        latest = {}
+        for spec in cohort.lineup:
+            agent_id = Agent.id_for(cohort.cohort_id, spec.family_id)
+            item = self.table.newest(k.snapshot_pk(agent_id))
+            if item is not None:
+                latest[agent_id] = decode(PortfolioSnapshot, item)
+        return latest
 
     def family_aggregates(self) -> dict[str, FamilyAggregate]:
         found = []
@@ -125,8 +153,18 @@ class DynamoViewStore(ViewStore):
         return sorted((decode(BetScore, i) for i in items), key=lambda s: s.trade_id)
 
     def put_series(self, points: Sequence[SeriesPoint]) -> None:
+        """Raw (10-minute) points expire as raw snapshots do: the site reads the last day of
+        them; hourly, daily and weekly points are kept."""
         self.table.batch_put(
-            [encode(p, "series", k.series_key(p.family_id, p.resolution, p.bucket)) for p in points]
+            [
+                encode(
+                    p,
+                    "series",
+                    k.series_key(p.family_id, p.resolution, p.bucket),
+                    **(self._expires(p.taken_at) if p.resolution == "raw" else {}),
+                )
+                for p in points
+            ]
         )
 
     def series(

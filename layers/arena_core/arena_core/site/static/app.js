@@ -76,8 +76,41 @@ function setupSorting(table) {
   });
 }
 
+// A live cohort's pages are redrawn daily; its figures move every 10 minutes. The page names
+// its cohort's small JSON of figures (republished every 30 minutes); each element marked
+// data-live gets the text the JSON gives its key, exactly as a fresh page would print it.
+// Without script (or when the file cannot be read), the page keeps the figures it was drawn with.
+function refreshLiveValues() {
+  const source = document.querySelector('meta[name="live-values"]');
+  if (!source) {
+    return;
+  }
+  fetch(source.content, { cache: "no-cache" })
+    .then((response) => (response.ok ? response.json() : null))
+    .then((live) => {
+      if (!live || typeof live.values !== "object") {
+        return;
+      }
+      document.querySelectorAll("[data-live]").forEach((element) => {
+        const text = live.values[element.dataset.live];
+        if (typeof text === "string") {
+          element.textContent = text;
+          const cell = element.closest("td");
+          if (cell && cell.dataset.value !== undefined) {
+            delete cell.dataset.value; // sort by the new text
+          }
+        }
+      });
+      document.querySelectorAll("[data-live-as-of]").forEach((element) => {
+        element.textContent = live.as_of;
+      });
+    })
+    .catch(() => {});
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll("section.chart").forEach(setupRanges);
   document.querySelectorAll("table:not(.matrix)").forEach(addSortButtons);
   document.querySelectorAll("table.sortable").forEach(setupSorting);
+  refreshLiveValues();
 });

@@ -1,0 +1,192 @@
+"""What one publication carries over to the next, so that the leaderboard regenerated after
+every snapshot reads what changed, not the whole history.
+
+The leaderboard needs every bet score of every family, every completed cohort's final
+snapshots, and a month of each family's hourly points (its charts): read afresh every ten
+minutes, that is tens of thousands of read units a tick after a year, almost all of it unchanged
+since the last tick. Each publication therefore writes what it read to one gzipped JSON file of
+the site (``CARRIED``, beside the manifest: public data anyway) and the next one starts from it:
+
+- a family's scores are taken from it while its count matches the family aggregate's
+  ``scored_bets`` (written in the same transaction as the scores: one query reads every
+  family's), and read again (then carried) when it does not;
+- a completed cohort's final snapshots never change: read once, carried ever after;
+- series points at hourly, daily and weekly resolution are read from the last carried bucket
+  onward (that bucket included: the newest bucket of a resolution is rewritten until it closes);
+  raw 10-minute points change every pass and are read as before, for the last day only;
+- the home page's latest decisions (they change with a decision run, whose publication reads
+  the cohorts' records in full) are carried for the publications that do not read them;
+- the part of the leaderboards' statistics only the scored forecasts determine
+  (``carried_statistics.py``), so a tick that starts cold does not compute it again.
+
+A file that is missing, unreadable or of another version is treated as empty: the publication
+reads everything, as before, and carries it from then on.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from arena_core.domain.aggregates import FamilyAggregate
+from arena_core.domain.cohort import Agent, Cohort, CohortStatus
+from arena_core.domain.decisions import DecisionRecord
+from arena_core.domain.holdings import AgentRecords
+from arena_core.domain.portfolio import BetScore, FamilyTotals, PortfolioSnapshot, SeriesPoint
+from arena_core.ports.view_store import ViewStore
+
+CARRIED = "data/carried/leaderboard.json.gz"
+VERSION = 1
+CARRIED_RESOLUTIONS = ("hour", "day", "week")  # raw points change every pass: read, not carried
+
+
+class FeedEntry(BaseModel):
+    """One decision of the home page's feed, as the site shows it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    agent: Agent
+    record: DecisionRecord
+    reasoning: str
+
+
+class Carried(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = VERSION
+    scores: dict[str, list[BetScore]] = {}  # by family, in trade-id order
+    finals: dict[str, list[PortfolioSnapshot]] = {}  # by completed cohort
+    series: dict[str, list[SeriesPoint]] = {}  # by "family/resolution", oldest first
+    feed: list[FeedEntry] | None = None  # None: never read yet
+    statistics: dict[str, Any] = {}  # the forecast part of the statistics, by digest
+
+    @classmethod
+    def load(cls, body: bytes | None) -> Carried:
+        if not body:
+            return cls()
+        try:
+            carried = cls.model_validate_json(gzip.decompress(body))
+        except (OSError, EOFError, ValueError, ValidationError):
+            return cls()  # unreadable: read everything again
+        return carried if carried.version == VERSION else cls()
+
+    def dump(self) -> bytes:
+        """Deterministic bytes (no time in the gzip header): unchanged state, unchanged file,
+        nothing uploaded."""
+        return gzip.compress(self.model_dump_json().encode(), compresslevel=6, mtime=0)
+
+
+class CarriedViews(ViewStore):
+    """A view store that answers the leaderboard's reads from the carried state, reading only
+    what changed since, and records what it read for the next publication (``carried``)."""
+
+    def __init__(
+        self, inner: ViewStore, carried: Carried, *, fresh: Sequence[PortfolioSnapshot] = ()
+    ) -> None:
+        """``fresh``: snapshots just taken (a pass's, before its publication): the latest of
+        their agents, so an active cohort they all cover is not read back."""
+        self._inner = inner
+        self._carried = carried
+        self._aggregates: dict[str, FamilyAggregate] | None = None
+        self._latest: dict[str, dict[str, PortfolioSnapshot]] = {}
+        for snapshot in fresh:
+            self._latest.setdefault(snapshot.cohort_id, {})[snapshot.agent_id] = snapshot
+
+    @property
+    def carried(self) -> Carried:
+        return self._carried
+
+    # --- what the leaderboard reads ------------------------------------------------------------
+
+    def latest_snapshots(self, cohort: Cohort) -> dict[str, PortfolioSnapshot]:
+        completed = cohort.status is CohortStatus.COMPLETED
+        if completed and cohort.cohort_id in self._carried.finals:
+            return {s.agent_id: s for s in self._carried.finals[cohort.cohort_id]}
+        if not self._covers(cohort):
+            found = self._inner.latest_snapshots(cohort)
+            self._latest[cohort.cohort_id] = found
+            if completed and len(found) == len(cohort.lineup):
+                ordered = sorted(found.values(), key=lambda s: s.agent_id)
+                self._carried.finals[cohort.cohort_id] = ordered
+        return self._latest[cohort.cohort_id]
+
+    def _covers(self, cohort: Cohort) -> bool:
+        """Whether every agent of the cohort's latest is known already."""
+        known = self._latest.get(cohort.cohort_id, {})
+        return len(known) == len(cohort.lineup) and all(
+            Agent.id_for(cohort.cohort_id, spec.family_id) in known for spec in cohort.lineup
+        )
+
+    def family_aggregates(self) -> dict[str, FamilyAggregate]:
+        if self._aggregates is None:
+            self._aggregates = self._inner.family_aggregates()
+        return self._aggregates
+
+    def family_scores(self, family_id: str) -> list[BetScore]:
+        aggregate = self.family_aggregates().get(family_id)
+        expected = aggregate.scored_bets if aggregate else 0
+        carried = self._carried.scores.get(family_id)
+        if carried is not None and len(carried) == expected:
+            return list(carried)
+        found = self._inner.family_scores(family_id)
+        if len(found) == expected:  # an index still catching up is read again next time
+            self._carried.scores[family_id] = found
+        return found
+
+    def series(
+        self, family_id: str, resolution: str, start: datetime, end: datetime
+    ) -> list[SeriesPoint]:
+        if resolution not in CARRIED_RESOLUTIONS:
+            return self._inner.series(family_id, resolution, start, end)
+        key = f"{family_id}/{resolution}"
+        kept = [p for p in self._carried.series.get(key, []) if start <= p.bucket <= end]
+        since = max(start, kept[-1].bucket) if kept else start
+        merged = {p.bucket: p for p in kept}
+        merged |= {p.bucket: p for p in self._inner.series(family_id, resolution, since, end)}
+        found = [merged[b] for b in sorted(merged)]
+        self._carried.series[key] = found
+        return found
+
+    def remember_feed(self, entries: Sequence[FeedEntry]) -> None:
+        self._carried.feed = list(entries)
+
+    # --- everything else, as the store answers it ------------------------------------------------
+
+    def agent_records(self, agent_id: str) -> AgentRecords:
+        return self._inner.agent_records(agent_id)
+
+    def put_snapshots(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
+        self._inner.put_snapshots(snapshots)
+
+    def put_hourly(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
+        self._inner.put_hourly(snapshots)
+
+    def put_finals(self, snapshots: Sequence[PortfolioSnapshot]) -> None:
+        self._inner.put_finals(snapshots)
+
+    def put_final_totals(self, totals: Sequence[FamilyTotals]) -> None:
+        self._inner.put_final_totals(totals)
+
+    def final_totals(self) -> list[FamilyTotals]:
+        return self._inner.final_totals()
+
+    def snapshots(self, agent_id: str, start: datetime, end: datetime) -> list[PortfolioSnapshot]:
+        return self._inner.snapshots(agent_id, start, end)
+
+    def hourly_snapshots(
+        self, agent_id: str, start: datetime, end: datetime
+    ) -> list[PortfolioSnapshot]:
+        return self._inner.hourly_snapshots(agent_id, start, end)
+
+    def put_series(self, points: Sequence[SeriesPoint]) -> None:
+        self._inner.put_series(points)
+
+    def record_job_run(self, job: str, at: datetime) -> None:
+        self._inner.record_job_run(job, at)
+
+    def job_runs(self) -> dict[str, datetime]:
+        return self._inner.job_runs()

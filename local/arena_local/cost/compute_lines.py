@@ -1,0 +1,90 @@
+"""Lambda's lines: requests, GB-seconds per function (a deployed function's seconds, from the
+sample's), and the INIT of cold starts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena_local.cost.meter import Usage
+from arena_local.cost.model import PUBLISHER, Line, functions
+from arena_local.cost.steady import Measured
+
+
+def lambda_seconds(usage: Usage, memory: int, assumed: dict[str, Any]) -> float:
+    """Seconds a deployed function would be billed per occurrence: the CPU the sample measured
+    on a whole core, at the share of a vCPU the memory buys (a whole one at 1,769 MB), plus
+    the waits an in-process run does not have: each DynamoDB and S3 request and each upstream
+    request over the internet (a model's reply is counted apart)."""
+    calls = max(usage.invocations, 1)
+    share = min(1.0, memory / float(assumed["lambda_full_vcpu_mb"]))
+    dynamodb = sum(c for op, c in usage.requests.items() if op.startswith("dynamodb:"))
+    s3 = sum(c for op, c in usage.requests.items() if op.startswith("s3:"))
+    s3 += usage.site_uploads + usage.site_reads
+    upstream = sum(
+        c for op, c in usage.requests.items() if op.startswith("http:") and not _local(op)
+    )
+    waits = (
+        dynamodb * float(assumed["dynamodb_request_seconds"])
+        + s3 * float(assumed["s3_request_seconds"])
+        + upstream * float(assumed["upstream_request_seconds"])
+    )
+    return float((usage.seconds / share + waits) / calls)
+
+
+def _local(operation: str) -> bool:
+    """The stand-ins' server on loopback: a model's reply, assumed apart (llm_reply_seconds)."""
+    return operation.removeprefix("http:") in {"127.0.0.1", "localhost"}
+
+
+def lambda_lines(
+    template: dict[str, Any], measured: Measured, prices: dict[str, Any], n: dict[str, float]
+) -> list[Line]:
+    """Requests and GB-seconds per function (its publications' seconds with it, a model's
+    reply time with Decide), and INIT: every invocation assumed cold (idle execution
+    environments have been observed recycled after about ten minutes; each function runs every
+    ten minutes or less often), billed for its measured import time plus the runtime's start."""
+    assumed = prices["assumptions"]
+    lines, init = [], 0.0
+    for name, (memory, arch) in sorted(functions(template).items()):
+        seconds = n[name] * lambda_seconds(measured.usage.get(name, Usage()), memory, assumed)
+        if name == "Decide":  # waiting for the model: the LLM agents' share of decisions
+            llm = measured.llm_agents / measured.agents
+            seconds += n[name] * llm * assumed["llm_reply_seconds"]
+        for publication, publisher in PUBLISHER.items():
+            if publisher == name:
+                usage = measured.usage.get(publication, Usage())
+                seconds += n.get(publication, 0.0) * lambda_seconds(usage, memory, assumed)
+        price = prices[f"lambda_{arch}_gb_second"]
+        lines.append(
+            Line(
+                "Lambda",
+                f"{name} requests",
+                n[name],
+                "requests",
+                prices["lambda_request"],
+                "lambda_requests",
+            )
+        )
+        lines.append(
+            Line(
+                "Lambda",
+                f"{name} compute ({memory} MB {arch})",
+                seconds * memory / 1024,
+                "GB-s",
+                price,
+                "lambda_gb_seconds",
+            )
+        )
+        init += n[name] * measured.init_seconds.get(name, 0.0) * memory / 1024
+    arch = next(iter(functions(template).values()))[1]
+    lines.append(
+        Line(
+            "Lambda",
+            "INIT of cold starts (every invocation)",
+            init,
+            "GB-s",
+            prices[f"lambda_{arch}_gb_second"],
+            "lambda_gb_seconds",
+        )
+    )
+    return lines

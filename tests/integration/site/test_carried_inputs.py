@@ -1,0 +1,184 @@
+"""The leaderboard's inputs carried from one publication to the next (``site/carried.py``): a
+tick reads what changed since the last publication, and publishes the same pages as a
+publication that read everything."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from arena_core.adapters.site_publishers import LocalFolderPublisher
+from arena_core.domain.cohort import Cohort
+from arena_core.domain.market import MarketStatus, ResolutionKind
+from arena_core.ports.stores import ViewStore
+from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService
+from arena_core.services.resolution import ResolutionService
+from arena_core.services.snapshot import SnapshotService
+from arena_core.site import statistics
+from arena_core.site.carried import CARRIED, Carried
+from arena_core.site.carried_statistics import export_statistics, restore_statistics
+from tests.support.builders import WEEK0, resolved
+from tests.support.scenario import Scenario, build, run_week, universe
+
+
+class CountingViews:
+    """The scenario's view store, counting the reads whose size grows with history."""
+
+    def __init__(self, views: ViewStore) -> None:
+        self._views = views
+        self.calls: Counter[str] = Counter()
+        self.series_windows: list[tuple[str, datetime]] = []
+
+    def family_scores(self, family_id: str) -> Any:
+        self.calls["family_scores"] += 1
+        return self._views.family_scores(family_id)
+
+    def latest_snapshots(self, cohort: Cohort) -> Any:
+        self.calls[f"latest {cohort.status.value}"] += 1
+        return self._views.latest_snapshots(cohort)
+
+    def series(self, family_id: str, resolution: str, start: datetime, end: datetime) -> Any:
+        self.calls[f"series {resolution}"] += 1
+        self.series_windows.append((resolution, start))
+        return self._views.series(family_id, resolution, start, end)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._views, name)
+
+
+def _service(scenario: Scenario, site: Path) -> tuple[PublishSiteService, CountingViews]:
+    counting = CountingViews(scenario.stores.views)
+    stores = replace(scenario.stores, views=cast(ViewStore, counting))
+    return PublishSiteService(stores, LocalFolderPublisher(site), None, scenario.clock), counting
+
+
+def _tick(scenario: Scenario) -> None:
+    scenario.clock.set(scenario.clock.now() + timedelta(minutes=10))
+    SnapshotService(scenario.stores, scenario.source, scenario.clock).run()
+
+
+def _with_a_completed_cohort(site: Path) -> Scenario:
+    """A week whose cohort completed (every market it held resolved), then a live one."""
+    scenario = build(site, weeks=1)
+    _resolve_everything(scenario)
+    start = WEEK0 + timedelta(weeks=1)
+    run_week(scenario, start, universe(), [])
+    for step in range(12):
+        scenario.clock.set(start + timedelta(minutes=10 * (step + 1)))
+        SnapshotService(scenario.stores, scenario.source, scenario.clock).run()
+    return scenario
+
+
+def _resolve_everything(scenario: Scenario) -> list[str]:
+    for market in list(scenario.source.markets.values()):
+        if market.status is MarketStatus.OPEN:
+            scenario.source.set(resolved(market, ResolutionKind.WINNER, market.sides[0]))
+    return list(
+        ResolutionService(scenario.stores, scenario.source, scenario.clock).run().completed_cohorts
+    )
+
+
+def test_a_tick_reads_only_what_changed_and_renders_what_a_full_read_renders(
+    tmp_path: Path,
+) -> None:
+    scenario = _with_a_completed_cohort(tmp_path / "unused")
+    carried, counting = _service(scenario, tmp_path / "carried")
+    carried.run(DAILY)
+    first = dict(counting.calls)
+    assert first["family_scores"] and first["latest completed"]
+    state = Carried.load((tmp_path / "carried" / CARRIED).read_bytes())
+    assert state.scores and state.finals and state.series and state.feed is not None
+    _tick(scenario)
+    counting.calls.clear()
+    counting.series_windows.clear()
+    carried.run(BOARD)
+    # Nothing settled and nothing completed since: no score and no final snapshot read again,
+    # and the carried resolutions read from their last bucket on, not their whole window
+    assert counting.calls["family_scores"] == 0
+    assert counting.calls["latest completed"] == 0
+    assert counting.calls["latest active"] == first["latest active"]
+    last = {
+        key.split("/")[1]: points[-1].bucket
+        for key, points in state.series.items()
+        if points and key.startswith("deepseek-v3.1/")
+    }
+    assert all(
+        start >= last.get(res, start) for res, start in counting.series_windows if res != "raw"
+    )
+    # And the pages are those a publication reading everything renders
+    fresh, _ = _service(scenario, tmp_path / "fresh")
+    fresh.run(BOARD)  # no carried file there: everything read
+    for path in ("index.html", "data/leaderboard.json", "data/family_returns.csv"):
+        assert (tmp_path / "carried" / path).read_bytes() == (
+            tmp_path / "fresh" / path
+        ).read_bytes()
+
+
+def test_new_scores_and_a_completed_cohort_are_read_again_and_carried(tmp_path: Path) -> None:
+    scenario = build(tmp_path / "unused", weeks=1)
+    service, counting = _service(scenario, tmp_path / "site")
+    service.run(DAILY)
+    before = Carried.load((tmp_path / "site" / CARRIED).read_bytes())
+    assert before.finals == {}
+    # Every market resolves: the families' aggregates move and the cohort completes
+    assert _resolve_everything(scenario)
+    aggregates = scenario.stores.views.family_aggregates()
+    moved = {f for f, a in aggregates.items() if len(before.scores.get(f, [])) != a.scored_bets}
+    assert moved
+    counting.calls.clear()
+    service.run(BOARD)
+    after = Carried.load((tmp_path / "site" / CARRIED).read_bytes())
+    assert counting.calls["family_scores"] == len(moved)
+    assert {f: len(after.scores[f]) for f in moved} == {f: aggregates[f].scored_bets for f in moved}
+    (cohort,) = scenario.stores.cohorts.cohorts()
+    assert [s.agent_id for s in after.finals[cohort.cohort_id]] == sorted(
+        a.agent_id for a in cohort.agents()
+    )
+    counting.calls.clear()
+    service.run(BOARD)  # carried from now on
+    assert counting.calls["family_scores"] == 0 and counting.calls["latest completed"] == 0
+
+
+def test_an_unreadable_carried_file_is_read_afresh(tmp_path: Path) -> None:
+    assert Carried.load(b"not gzip").scores == {}
+    assert Carried.load(None).feed is None
+    state = Carried(version=99)
+    assert Carried.load(state.dump()) == Carried()  # another version: start over
+    assert Carried().dump() == Carried().dump()  # deterministic: unchanged, not uploaded
+
+
+def test_the_forecast_statistics_are_carried_to_a_cold_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A publication started cold (no statistics cached in the process) takes the part of the
+    statistics the scored forecasts determine from the carried state, computed as before."""
+    scenario = build(tmp_path / "unused", weeks=2)
+    service, _ = _service(scenario, tmp_path / "site")
+    service.run(DAILY)
+    cached = dict(statistics._CACHE)
+    assert cached
+    exported = export_statistics()
+    statistics._CACHE.clear()
+    assert restore_statistics(json.loads(json.dumps(exported))) == len(cached)
+    assert dict(statistics._CACHE) == cached
+    statistics._CACHE.clear()
+    computed: list[str] = []
+    original = statistics.family_statistics
+
+    def counting(family_id: str, *args: Any, **kwargs: Any) -> Any:
+        computed.append(family_id)
+        return original(family_id, *args, **kwargs)
+
+    monkeypatch.setattr(statistics, "family_statistics", counting)
+    home = (tmp_path / "site" / "index.html").read_bytes()
+    service.run(BOARD)  # cold: restored from the carried file, nothing recomputed
+    assert computed == [] and (tmp_path / "site" / "index.html").read_bytes() == home
+    broken = {key: {"@": "os:system"} for key in exported}
+    statistics._CACHE.clear()
+    assert restore_statistics(broken) == 0  # never rebuilds a class outside the statistics
