@@ -1,9 +1,9 @@
 """The ``arena`` command: ``demo``, ``serve`` and ``cost`` locally; ``rerun``, ``export``,
 ``lineup``, ``preview`` and ``status`` against a deployed stack (``status --dir`` also reads a
-demo's output); ``verify`` on any published site, a folder or a URL. Errors the system can
-explain (``ArenaError``) print one line and exit 2, as argparse does for a malformed
-invocation; library exceptions are translated into them where they arise, so an operator's
-mistake never ends in a traceback.
+demo's output); ``verify`` and ``analyze`` on any published site or dataset, a folder or a
+URL. Errors the system can explain (``ArenaError``) print one line and exit 2, as argparse
+does for a malformed invocation; library exceptions are translated into them where they arise,
+so an operator's mistake never ends in a traceback.
 
 ``demo`` needs the repository checkout beside the installed package (it synthesizes the CDK app
 in ``infra/`` and drives it on embedded AWS); the other commands need only this package and
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from arena_core.domain.panel import Methodology
 from arena_core.errors import ArenaError, ConfigurationError
-from arena_local import cost_cli, lineup_cli, preview_cli, status_cli, verify_cli
+from arena_local import analyze_cli, cost_cli, lineup_cli, preview_cli, status_cli, verify_cli
 from arena_local.arguments import positive, week
 
 DEFAULT_STACK = "ForecasterArena"
@@ -112,6 +112,7 @@ def parser() -> argparse.ArgumentParser:
     status_cli.add_parser(commands, DEFAULT_STACK)
     cost_cli.add_parser(commands)
     verify_cli.add_parser(commands)
+    analyze_cli.add_parser(commands)
     return root
 
 
@@ -131,6 +132,7 @@ def main(
         "status": functools.partial(status_cli.run, now=now),
         "cost": cost_cli.run,
         "verify": verify_cli.run,
+        "analyze": analyze_cli.run,
     }
     try:
         return handlers[args.command](args)

@@ -22,7 +22,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from arena_core.site.statistics import RankingRules
+from arena_core.analysis.figures import Rules
 from tests.conftest import ROOT
 from tests.support.scenario import Scenario, build
 
@@ -59,7 +59,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     # Extra markets and a lower minimum sample, so ranks, rank ranges, provisional and unscored
     # families, pairs and reliability bins all appear on the pages.
-    rules = RankingRules(min_forecasts=8, min_cohorts=2)
+    rules = Rules(min_forecasts=8, min_cohorts=2, min_weeks=2, min_events=4)
     built = build(tmp_path_factory.mktemp("site"), weeks=2, extra=6, rules=rules)
     built.publish()
     return built

@@ -79,10 +79,10 @@ def test_the_panel_leaderboard_recomputes_from_the_exports(
     demo: tuple[DemoOutcome, Path, str],
 ) -> None:
     _, out, printed = demo
-    statistics = recompute_panel_leaderboard(out / "data")
-    follower = statistics.shared.families["baseline-market-follower"]
+    board = recompute_panel_leaderboard(out / "data")
+    follower = board.shown.families["baseline-market-follower"]
     assert follower.skill is not None and follower.skill.estimate == pytest.approx(0.0)
-    assert {"ensemble", "market"} <= set(statistics.families)
+    assert {"ensemble", "market"} <= set(board.shown.families)
     assert "Leaderboard (methodology v1+panel: ranked on the forecast panel)" in printed
     page = (out / "index.html").read_text()
     assert 'id="panel-leaderboard"' in page and 'id="leaderboard"' not in page

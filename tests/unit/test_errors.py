@@ -58,6 +58,7 @@ RETRYABLE = {
     "DemoError": False,
     "MarketsFileError": False,
     "LedgerMismatchDemoError": False,
+    "DatasetError": False,  # a published dataset that cannot be analysed: fix the input
 }
 
 

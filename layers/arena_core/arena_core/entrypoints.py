@@ -221,10 +221,10 @@ def seal_run(c: Container, event: FinalizeInput) -> str | None:
 
 def publish_site(c: Container, scope: Scope | None = None) -> SiteReport:
     """Publish the site (default: the weekly scope, everything)."""
+    from arena_core.analysis.figures import Rules  # noqa: PLC0415
     from arena_core.services.publish_site import WEEKLY, PublishSiteService  # noqa: PLC0415
-    from arena_core.site.statistics import RankingRules  # noqa: PLC0415
 
-    rules = RankingRules(c.settings.min_forecasts, c.settings.min_cohorts)
+    rules = Rules(min_forecasts=c.settings.min_forecasts, min_cohorts=c.settings.min_cohorts)
     service = PublishSiteService(c.stores, c.publisher, c.blobs, c.clock, rules)
     return service.run(scope or WEEKLY)
 

@@ -22,7 +22,9 @@ into these with ``raise ... from exc``; callers branch on the class, never on th
     │   ├── RetryableUpstreamError     transient: timeouts, 429, 5xx (worth retrying later)
     │   └── FatalUpstreamError         retrying cannot help (subclasses: auth 401/403,
     │                                  credits 402, not found 404, bad request 400)
-    └── ConfigurationError             settings missing or invalid
+    ├── ConfigurationError             settings missing or invalid
+    └── DatasetError                   a published dataset that cannot be analysed (missing,
+                                       truncated or garbled tables)
 """
 
 from __future__ import annotations
@@ -248,3 +250,11 @@ RETRYABLE: frozenset[type[ArenaError]] = frozenset(
 def retryable_error_names() -> list[str]:
     """The names the state machine's Retry matches (an error's ``errorType`` is its class name)."""
     return sorted(error.__name__ for error in RETRYABLE)
+
+
+# --- the published dataset ----------------------------------------------------------------------
+
+
+class DatasetError(ArenaError):
+    """A published dataset (or a table of it) that cannot be read for analysis: the message
+    names the table and what is wrong, on one line."""

@@ -15,6 +15,7 @@ import pytest
 
 from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.agents.baselines import BASELINE_AGENTS
+from arena_core.analysis.figures import Rules
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.lineup import AgentKind, default_lineup
 from arena_core.domain.market import Market, ResolutionKind
@@ -29,7 +30,6 @@ from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
 from arena_core.services.weekly_run import PrepareRunService, RunRequest
 from arena_core.site.exports import TABLES
-from arena_core.site.statistics import RankingRules
 from arena_local.memory import InMemoryBlobStore, memory_stores
 from tests.support.builders import WEEK0, binary, resolved
 from tests.support.html_tables import table
@@ -37,7 +37,7 @@ from tests.support.markets import StaticMarketSource
 from tests.support.panel_exports import read_csv, recompute_panel_leaderboard
 
 PANEL = PanelSettings(size=4)
-RULES = RankingRules(min_forecasts=4, min_cohorts=2)
+RULES = Rules(min_forecasts=4, min_cohorts=2, min_weeks=2, min_events=2)
 MODELS = [s.family_id for s in default_lineup() if s.kind is AgentKind.LLM]
 
 
@@ -124,7 +124,9 @@ def test_one_leaderboard_per_version_the_current_first(site: Path) -> None:
     assert any(n.startswith("Ensemble of the models") for n in names)
     assert any(n.startswith("Market price at capture") for n in names)
     board = read_csv(site / "data" / "leaderboard.csv")
-    assert {r["methodology"] for r in board} == {"v1", "v1+panel"}
+    assert {r["methodology"] for r in board} == {"v1"}
+    panel_board = read_csv(site / "data" / "panel_leaderboard.csv")
+    assert {r["methodology"] for r in panel_board} == {"v1+panel"}
     v1_cohorts = {
         r["cohort_id"]
         for r in read_csv(site / "data/family_returns.csv")
@@ -134,10 +136,12 @@ def test_one_leaderboard_per_version_the_current_first(site: Path) -> None:
 
 
 def test_the_panel_leaderboard_recomputes_from_the_exports(site: Path) -> None:
-    statistics = recompute_panel_leaderboard(site / "data")
+    board = recompute_panel_leaderboard(site / "data")
     best = MODELS[-1]  # the most skilled stating model
-    assert statistics.families[best].rank == 1
-    assert statistics.families[MODELS[0]].rank == len(MODELS)
+    assert board.shown.families[best].rank == 1
+    assert board.shown.families[MODELS[0]].rank == len(MODELS)
+    assert {p.measure for p in board.shown.pairs} == {"peer_score"}  # pairs on the ranked measure
+    assert {p.measure for p in board.shown.brier_pairs} == {"brier"}  # Brier beside it
 
 
 def test_panel_tables_are_written_and_documented(site: Path) -> None:
@@ -171,7 +175,7 @@ def test_model_pages_show_each_version_and_the_coherence(site: Path) -> None:
 
 def test_pairwise_and_methodology_pages_cover_the_panel(site: Path) -> None:
     pairwise = (site / "pairwise.html").read_text()
-    assert "Methodology v1+panel" in pairwise and "on the panel questions" in pairwise
+    assert "Methodology v1+panel" in pairwise and "Mean peer score, on panel questions" in pairwise
     assert 'id="pairs-table"' in pairwise and 'id="pairs-table-2"' in pairwise
     methodology = (site / "methodology.html").read_text()
     assert 'id="panel"' in methodology and "peer score" in methodology

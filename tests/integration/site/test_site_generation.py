@@ -176,7 +176,7 @@ def test_exports_round_trip_recomputes_brier_pnl_and_return(tmp_path: Path) -> N
         assert Decimal(row["total_pnl"]) == pnls[family]
         mean_return = sum(returns[family], Decimal(0)) / len(returns[family])
         # Computed statistics are exported to six places; the inputs they come from are exact.
-        assert float(row["return_pct_mean"]) == round(float(mean_return), 6)
+        assert float(row["provisional_return"]) == round(float(mean_return), 6)
         if briers[family]:
             mean_brier = sum(briers[family], Decimal(0)) / len(briers[family])
             assert float(row["brier"]) == round(float(mean_brier), 6)

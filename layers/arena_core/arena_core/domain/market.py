@@ -65,6 +65,10 @@ class Market(DomainModel):
     neg_risk_market_id: CleanText | None = None
     group_item_title: CleanText | None = None
     uma_status: CleanText | None = None
+    # The Polymarket event it belongs to (Gamma's ``events[0]``): markets of one event share
+    # their outcome (one candidate wins), so the statistics keep them together.
+    event_id: CleanText | None = None
+    event_slug: CleanText | None = None
 
     @field_validator("outcomes")
     @classmethod

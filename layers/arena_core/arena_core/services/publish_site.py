@@ -22,6 +22,7 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict
 
+from arena_core.analysis.figures import Rules
 from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
@@ -33,15 +34,16 @@ from arena_core.site.costs import cost_rows, merged
 from arena_core.site.dataset import BUNDLE, PACKAGE, SITE_TABLES, bundle, datapackage
 from arena_core.site.decision_details import decisions_marker
 from arena_core.site.feed import latest_decisions
+from arena_core.site.inputs import carried_positions
 from arena_core.site.markets import market_row, market_views
 from arena_core.site.render import SiteRenderer, recent_decisions
-from arena_core.site.statistics import RankingRules
 from arena_core.site.tables import GLOBAL_TABLES
 from arena_core.site.universes import new_universes, run_weeks, universe_path
 
 COMPLETION_MARK = "data/cohorts/{cohort_id}/completed"
 DECISIONS_MARK = "data/cohorts/{cohort_id}/decisions.txt"  # what its decision pages show
 COSTS_PATH = "data/costs.json"  # carried over: the rows of every cohort
+POSITIONS_PATH = "data/position_returns.json"  # carried over: completed cohorts' positions
 HOME = "index.html"
 
 
@@ -76,9 +78,9 @@ class PublishSiteService:
         publisher: SitePublisher,
         blobs: BlobStore | None,
         clock: Clock,
-        rules: RankingRules | None = None,
+        rules: Rules | None = None,
     ) -> None:
-        self._rules = rules or RankingRules()
+        self._rules = rules or Rules()
         self._stores = stores
         self._publisher = publisher
         self._blobs = blobs
@@ -165,7 +167,9 @@ class PublishSiteService:
         weeks: list[date],
     ) -> dict[str, bytes]:
         """The leaderboards and every page and table computed from them."""
-        boards = collector.leaderboards(cohorts)
+        earlier = self._publisher.read(POSITIONS_PATH)
+        positions = carried_positions(json.loads(earlier)) if earlier else []
+        boards = collector.leaderboards(cohorts, positions)
         for board in boards:
             recent_decisions(board.families, views)
         costs = merged(self._publisher.read(COSTS_PATH), cost_rows(views))

@@ -12,20 +12,21 @@ and left alone).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Protocol
 
+from arena_core.analysis.figures import Rules
 from arena_core.domain import accounting
-from arena_core.domain.coherence import CoherenceSummary, DecisionCoherence, coherence_summary
+from arena_core.domain.coherence import DecisionCoherence
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus
 from arena_core.domain.decisions import DecisionOutcome, DecisionRecord
 from arena_core.domain.holdings import AgentRecords
-from arena_core.domain.lineup import AgentKind, AgentSpec
+from arena_core.domain.lineup import AgentSpec
 from arena_core.domain.market import Market
-from arena_core.domain.panel import Methodology, PanelQuestion, PanelScore
+from arena_core.domain.panel import Methodology, PanelQuestion
 from arena_core.domain.portfolio import (
     BetScore,
     PortfolioSnapshot,
@@ -45,25 +46,16 @@ from arena_core.ports.stores import (
     WithPanel,
     WithViews,
 )
-from arena_core.scoring.bets import scored_forecast
-from arena_core.scoring.statistics import UNKNOWN, ScoredForecast, horizon_bucket
+from arena_core.site import exports, inputs
+from arena_core.site.boards import BoardResult, Row, build
 from arena_core.site.charts import RangeChart
 from arena_core.site.decision_details import DecisionDetails, read_details
-from arena_core.site.leaderboard import LeaderboardRow, leaderboard_row, ordered
-from arena_core.site.panel_statistics import PanelStatistics, compute_panel
 from arena_core.site.series import (
     LazySeries,
     agent_charts,
     family_series,
     pnl_charts,
     return_charts,
-)
-from arena_core.site.statistics import (
-    FamilyStatistics,
-    RankingRules,
-    Statistics,
-    compute,
-    empty_statistics,
 )
 
 
@@ -119,8 +111,6 @@ class CohortView:
 @dataclass
 class FamilyView:
     spec: AgentSpec
-    row: LeaderboardRow
-    stats: FamilyStatistics
     latest: list[PortfolioSnapshot]
     series: LazySeries  # its points at every resolution, read as charts need them
     charts: list[RangeChart]
@@ -130,36 +120,23 @@ class FamilyView:
 
 
 @dataclass
-class PanelBoard:
-    """The forecast panel's side of a v1+panel leaderboard: its statistics, the scored panel
-    forecasts they come from, and each family's buys against its own forecasts."""
-
-    statistics: PanelStatistics
-    scores: list[PanelScore]
-    coherence: list[DecisionCoherence]
-    summaries: dict[str, CoherenceSummary]  # by family
-
-    def summary(self, family_id: str) -> CoherenceSummary:
-        return self.summaries.get(family_id) or coherence_summary(())
-
-
-@dataclass
 class LeaderboardData:
-    """One methodology version's leaderboard: its cohorts, the families in leaderboard order,
-    the statistics behind them, and the rows they are computed from (exported as they are).
-    Under v1+panel, ``panel`` holds what the leaderboard ranks on."""
+    """One methodology version's leaderboard: its cohorts, its families (charts, decisions,
+    releases), the rows of its input tables, and the statistics computed from their published
+    CSV (``site.boards``)."""
 
     methodology: str
     cohorts: list[Cohort]
     families: list[FamilyView]
-    statistics: Statistics
-    forecasts: list[tuple[BetScore, ScoredForecast]]
-    returns: dict[str, dict[str, Decimal]]  # family -> cohort -> return %
-    rules: RankingRules
-    panel: PanelBoard | None = None
+    inputs: dict[str, list[inputs.Row]]  # table name -> rows, as published
+    result: BoardResult
+    rules: Rules
 
     def family(self, family_id: str) -> FamilyView | None:
         return next((f for f in self.families if f.spec.family_id == family_id), None)
+
+    def row(self, family_id: str) -> Row | None:
+        return self.result.row(family_id)
 
 
 def families(cohorts: Sequence[Cohort]) -> list[AgentSpec]:
@@ -203,19 +180,24 @@ class SiteCollector:
         stores: SiteStores,
         blobs: BlobStore | None,
         now: datetime,
-        rules: RankingRules | None = None,
+        rules: Rules | None = None,
     ) -> None:
-        self._rules = rules or RankingRules()
+        self._rules = rules or Rules()
         self._cohorts = stores.cohorts
         self._markets = stores.markets
         self._views = stores.views
         self._panel = stores.panel
+        self._ledger = stores.ledger
         self._lineups = stores.lineups
         self._blobs = blobs
         self.now = now
 
-    def leaderboards(self, cohorts: Sequence[Cohort]) -> list[LeaderboardData]:
-        """One leaderboard per methodology version, the current one first."""
+    def leaderboards(
+        self, cohorts: Sequence[Cohort], positions: Sequence[inputs.Row] = ()
+    ) -> list[LeaderboardData]:
+        """One leaderboard per methodology version, the current one first. ``positions``: the
+        positions of completed cohorts published before (those of any other completed cohort
+        are read once here)."""
         specs = families(cohorts)
         releases = self._lineups.releases()
         changes = {s.family_id: family_changes(releases, s.family_id) for s in specs}
@@ -235,73 +217,90 @@ class SiteCollector:
             },
             releases=changes,
         )
+        held = self.completed_positions(cohorts, positions)
         boards = []
         for version in methodologies(cohorts):
             members = [c for c in cohorts if c.methodology_version == version]
-            boards.append(self._leaderboard(version, members, reads))
+            boards.append(self._leaderboard(version, members, reads, held))
         return boards
 
+    def completed_positions(
+        self, cohorts: Sequence[Cohort], published: Sequence[inputs.Row]
+    ) -> list[inputs.Row]:
+        """The positions of every completed cohort: those published before, and those of a
+        cohort not yet in the table, read from the ledger once."""
+        known = {row["cohort_id"] for row in published}
+        found = list(published)
+        for cohort in cohorts:
+            if cohort.status is CohortStatus.COMPLETED and cohort.cohort_id not in known:
+                found += self._positions_of(cohort)
+        return found
+
+    def _positions_of(self, cohort: Cohort) -> list[inputs.Row]:
+        agents = self._cohorts.agents(cohort.cohort_id)
+        holdings = self._ledger.holdings_of([a.agent_id for a in agents])
+        ids = sorted({p.market_id for h in holdings.values() for p in h.positions})
+        markets = self._markets.get_markets(ids) if ids else {}
+        return [
+            row
+            for agent in agents
+            for row in inputs.position_rows(
+                cohort.methodology_version,
+                agent.family_id,
+                holdings[agent.agent_id].positions if agent.agent_id in holdings else [],
+                markets,
+            )
+        ]
+
     def _leaderboard(
-        self, version: str, cohorts: list[Cohort], reads: _FamilyReads
+        self,
+        version: str,
+        cohorts: list[Cohort],
+        reads: _FamilyReads,
+        positions: Sequence[inputs.Row],
     ) -> LeaderboardData:
         ids = {c.cohort_id for c in cohorts}
         specs = families(cohorts)
         latest = {
             f: [s for s in snapshots if s.cohort_id in ids] for f, snapshots in reads.latest.items()
         }
-        scores = {
-            s.family_id: [b for b in reads.scores.get(s.family_id, []) if b.cohort_id in ids]
-            for s in specs
+        mine = [p for p in positions if p["cohort_id"] in ids]
+        scores = [
+            b for spec in specs for b in reads.scores.get(spec.family_id, []) if b.cohort_id in ids
+        ]
+        tables = {
+            "forecasts": inputs.forecast_rows(version, scores, self.now),
+            "family_returns": inputs.return_rows(
+                version,
+                {s.family_id: latest.get(s.family_id, []) for s in specs},
+                cohorts,
+                mine,
+                self.now,
+            ),
+            "position_returns": mine,
+            "families": inputs.family_rows(version, specs),
         }
-        forecasts = [(score, scored_forecast(score)) for f in scores for score in scores[f]]
-        rows: dict[str, list[ScoredForecast]] = {}
-        for score, forecast in forecasts:
-            rows.setdefault(score.family_id, []).append(forecast)
-        returns = {
-            spec.family_id: {s.cohort_id: s.total_pnl_pct for s in latest[spec.family_id]}
-            for spec in specs
-            if latest.get(spec.family_id)
-        }
-        returns_float = {f: {c: float(v) for c, v in w.items()} for f, w in returns.items()}
-        rankable = {spec.family_id for spec in specs if spec.kind is AgentKind.LLM}
-        statistics = compute(
-            rows,
-            returns_float,
-            rankable=rankable,
-            rules=self._rules,
-            groups=breakdown_groups(forecasts),
-        )
-        views = []
-        for spec in specs:
-            family = spec.family_id
-            stats = statistics.families.get(family) or empty_statistics(family)
-            board_row = leaderboard_row(spec, scores[family], latest[family], stats)
-            views.append(
-                FamilyView(
-                    spec,
-                    board_row,
-                    stats,
-                    latest[family],
-                    reads.series[family],
-                    reads.charts[family],
-                    releases=reads.releases.get(family, []),
-                )
-            )
-        order = {row.family_id: i for i, row in enumerate(ordered(v.row for v in views))}
-        views.sort(key=lambda v: order[v.spec.family_id])
-        board = LeaderboardData(
-            version, cohorts, views, statistics, forecasts, returns, self._rules
-        )
         if version == Methodology.V1_PANEL:
-            board.panel = self._panel_board(cohorts, specs, returns_float)
-        return board
+            tables |= self._panel_tables(version, cohorts, specs)
+        published = {name: exports.to_csv(name, rows) for name, rows in tables.items()}
+        result = build(published, version, self._rules)
+        views = [
+            FamilyView(
+                spec,
+                latest.get(spec.family_id, []),
+                reads.series[spec.family_id],
+                reads.charts[spec.family_id],
+                releases=reads.releases.get(spec.family_id, []),
+            )
+            for spec in specs
+        ]
+        order = {row.family_id: i for i, row in enumerate(result.rows)}
+        views.sort(key=lambda v: order.get(v.spec.family_id, len(order)))
+        return LeaderboardData(version, cohorts, views, tables, result, self._rules)
 
-    def _panel_board(
-        self,
-        cohorts: Sequence[Cohort],
-        specs: Sequence[AgentSpec],
-        returns: dict[str, dict[str, float]],
-    ) -> PanelBoard:
+    def _panel_tables(
+        self, version: str, cohorts: Sequence[Cohort], specs: Sequence[AgentSpec]
+    ) -> dict[str, list[inputs.Row]]:
         ids = {c.cohort_id for c in cohorts}
         scores = [s for c in cohorts for s in self._panel.scores(c.cohort_id)]
         coherence = [
@@ -310,14 +309,10 @@ class SiteCollector:
             for c in self._panel.family_coherence(spec.family_id)
             if c.cohort_id in ids
         ]
-        summaries = {
-            spec.family_id: coherence_summary(
-                t for c in coherence if c.family_id == spec.family_id for t in c.trades
-            )
-            for spec in specs
+        return {
+            "panel_scores": inputs.panel_score_rows(version, scores, self.now),
+            "coherence": coherence_rows(version, coherence),
         }
-        statistics = compute_panel(scores, returns, self._rules)
-        return PanelBoard(statistics, scores, coherence, summaries)
 
     def _family_series(self, family_id: str) -> LazySeries:
         def read(resolution: str, start: datetime, end: datetime) -> list[SeriesPoint]:
@@ -431,17 +426,18 @@ def release_marks(
     ]
 
 
-def breakdown_groups(
-    forecasts: Sequence[tuple[BetScore, ScoredForecast]],
-) -> dict[str, Callable[[ScoredForecast], str]]:
-    """The dimensions forecasts are broken down by: the market's category, and the time from
-    the bet to the market's scheduled close (under a week, under a month, longer)."""
-    category: dict[ScoredForecast, str] = {}
-    horizon: dict[ScoredForecast, str] = {}
-    for score, row in forecasts:
-        category[row] = score.category or "uncategorised"
-        if score.closes_at is not None and score.bet_at is not None:
-            horizon[row] = horizon_bucket(score.closes_at - score.bet_at)
-        else:
-            horizon[row] = UNKNOWN
-    return {"category": category.__getitem__, "time_to_close": horizon.__getitem__}
+def coherence_rows(methodology: str, coherence: Sequence[DecisionCoherence]) -> list[inputs.Row]:
+    """One row per executed buy on a panel market the agent forecast in the same decision."""
+    return [
+        {
+            "methodology": methodology,
+            "decision_id": decision.decision_id,
+            "agent_id": decision.agent_id,
+            "cohort_id": decision.cohort_id,
+            "family_id": decision.family_id,
+            "week": decision.week,
+            **trade.model_dump(),
+        }
+        for decision in sorted(coherence, key=lambda c: c.decision_id)
+        for trade in decision.trades
+    ]

@@ -140,6 +140,8 @@ def market_row(view: MarketView) -> dict[str, Any]:
     resolution = market.resolution
     return {
         "market_id": market.market_id,
+        "event_id": market.event_id,
+        "event_slug": market.event_slug,
         "question": market.question,
         "category": market.category,
         "outcomes": " | ".join(o.name for o in market.outcomes),

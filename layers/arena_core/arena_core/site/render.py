@@ -18,10 +18,12 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from arena_core.analysis.families import Breakdown, Calibration
 from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.domain.panel import P_MAX, P_MIN, PANEL_HORIZON, PANEL_SIZE, PRICE_BAND
 from arena_core.domain.text import inert_text
 from arena_core.protocol.prompt import Prompt
+from arena_core.site import boards as boards_module
 from arena_core.site import exports, pairwise, tables
 from arena_core.site.charts import RangeChart
 from arena_core.site.cohort_tables import cohort_rows, cohort_tables
@@ -34,13 +36,12 @@ from arena_core.site.collect import (
 from arena_core.site.costs import CostSummary, per_forecast, summary, weekly
 from arena_core.site.feed import FeedItem
 from arena_core.site.markets import MarketView, price_charts
-from arena_core.site.panel_leaderboard import panel_leaderboard
 from arena_core.site.reliability import reliability_diagram
 from arena_core.site.schema_panel import PANEL_TABLES
-from arena_core.site.statistics import Breakdown, Statistics
 
 HERE = Path(__file__).parent
 RECENT_DECISIONS = 5
+EMPTY_CALIBRATION = Calibration((), (), None, None)
 RECENT_COHORTS = 12  # rows of a model page's cohort table: page weight stays flat with history
 
 
@@ -66,6 +67,14 @@ def _decimal_places(value: float | None, places: int = 4, *, signed: bool = Fals
     elif signed and not text.startswith("-"):
         text = f"+{text}"
     return text
+
+
+def _share(value: Decimal | float | None) -> str:
+    """A share as a percentage to one place (a float statistic or an exact Decimal)."""
+    if value is None:
+        return "—"
+    exact = value if isinstance(value, Decimal) else Decimal(repr(value))
+    return f"{_fixed(exact * 100, '0.1')}%"
 
 
 def _sort_value(value: Decimal | float | int | None) -> str:
@@ -101,7 +110,7 @@ def environment() -> Environment:
         money=lambda v: _fixed(v, "0.01"),
         signed=_signed,
         pct=lambda v: "—" if v is None else f"{_fixed(v, '0.01')}%",
-        share=lambda v: "—" if v is None else f"{_fixed(v * 100, '0.1')}%",
+        share=_share,
         prob=lambda v: _fixed(v, "0.0001"),
         ratio=lambda v: _fixed(v, "0.01"),
         usd=lambda v: "—" if v is None else f"${_fixed(v, '0.0001')}",
@@ -161,7 +170,7 @@ class SiteRenderer:
                 "index.html.j2",
                 0,
                 title="Leaderboard",
-                boards=[(b, panel_leaderboard(b)) for b in boards],
+                boards=boards,
                 returns=returns,
                 feed=feed,
                 spend=spend,
@@ -180,11 +189,14 @@ class SiteRenderer:
                 **common,
             ),
             "data/cohorts.json": _cohorts_json(cohorts),
+            f"data/{boards_module.SETTINGS}": boards_module.settings_json(
+                current.rules, [b.methodology for b in boards], self._now
+            ),
         }
         files["pairwise.html"] = self.page(
             "pairwise.html.j2", 0, title="Every pair compared", sections=_pairwise(boards)
         )
-        for table, rows in tables.global_tables(list(boards)).items():
+        for table, rows in global_tables(boards).items():
             files.update(exports.table_files("data", table, rows))
         for family_id, sections in _model_sections(boards).items():
             files[f"models/{family_id}.html"] = self.page(
@@ -271,12 +283,21 @@ def board_costs(
             family = view.spec.family_id
             rows = [r for r in costs if r["family_id"] == family and r["cohort_id"] in ids]
             cost = summary(rows)
-            forecasts = view.row.forecasts
-            if board.panel is not None:
-                stats = board.panel.statistics.families.get(family)
-                forecasts = stats.forecasts if stats else 0
+            row = board.row(family)
+            forecasts = row.result.resolved if row and row.result else 0
             found[(board.methodology, family)] = (cost, per_forecast(cost, forecasts))
     return found
+
+
+def global_tables(boards: Sequence[LeaderboardData]) -> dict[str, list[dict[str, Any]]]:
+    """Every site-wide table: the input tables as published, then what is computed from them,
+    each holding the rows of every leaderboard (the current methodology first)."""
+    found = {
+        name: [row for b in boards for row in b.inputs.get(name, [])]
+        for name in tables.INPUT_TABLES
+    }
+    found |= tables.output_tables([b.result for b in boards])
+    return {name: found[name] for name in tables.GLOBAL_TABLES}
 
 
 def _cohorts_json(cohorts: Sequence[Cohort]) -> bytes:
@@ -293,49 +314,47 @@ def _cohorts_json(cohorts: Sequence[Cohort]) -> bytes:
     return json.dumps(listing, indent=1).encode()
 
 
-def shown(board: LeaderboardData) -> Statistics:
-    """The statistics a board's pairwise page, calibration and breakdowns show."""
-    return tables.shown_statistics(board)
-
-
 def _pairwise(boards: Sequence[LeaderboardData]) -> list[dict[str, Any]]:
     sections = []
     for board in boards:
-        statistics = shown(board)
-        names = {f.spec.family_id: f.spec.display_name for f in board.families}
-        if board.panel is not None:
-            names |= {r.family_id: r.display_name for r in panel_leaderboard(board)}
+        result = board.result
+        shown = result.shown
+        names = {row.family_id: row.display_name for row in result.rows}
+        pairs = [*shown.pairs, *shown.brier_pairs, *result.bets.return_pairs]
         sections.append(
             {
                 "methodology": board.methodology,
-                "panel": board.panel is not None,
-                "matrices": pairwise.matrices(statistics.pairs, names),
-                "lines": pairwise.lines(statistics.pairs, names),
-                "unshared": sum(p.result is None for p in statistics.pairs),
+                "panel": result.panel is not None,
+                "measure": shown.measure.name,
+                "compared": shown.compared,
+                "rules": result.rules,
+                "matrices": pairwise.matrices(pairs, names),
+                "lines": pairwise.lines(pairs, names),
+                "unshared": sum(p.difference is None for p in pairs),
             }
         )
     return sections
 
 
 def _model_sections(boards: Sequence[LeaderboardData]) -> dict[str, list[dict[str, Any]]]:
-    """Per family, one section per leaderboard it is on: its row, statistics, calibration and
+    """Per family, one section per leaderboard it is on: its row, its figures, calibration and
     breakdowns there (under v1+panel, of its panel forecasts, with its coherence)."""
     found: dict[str, list[dict[str, Any]]] = {}
     for board in boards:
-        statistics = shown(board)
+        shown = board.result.shown
         breakdowns: dict[str, list[Breakdown]] = {}
-        for b in statistics.breakdowns:
+        for b in shown.breakdowns:
             breakdowns.setdefault(b.family_id, []).append(b)
-        panel_rows = {r.family_id: r for r in panel_leaderboard(board)}
         for view in board.families:
             family = view.spec.family_id
-            stats = statistics.families.get(family)
-            calibration = (stats or view.stats).calibration
+            row = board.row(family)
+            result = shown.families.get(family)
+            calibration = result.calibration if result else EMPTY_CALIBRATION
             found.setdefault(family, []).append(
                 {
                     "board": board,
                     "view": view,
-                    "panel": panel_rows.get(family),
+                    "row": row,
                     "calibration": calibration,
                     "diagram": reliability_diagram(calibration.bins, calibration.market_bins),
                     "breakdowns": breakdowns.get(family, []),

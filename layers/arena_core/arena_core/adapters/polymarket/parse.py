@@ -181,6 +181,15 @@ def _category(fields: _Fields) -> str | None:
     return None
 
 
+def _event(fields: _Fields) -> tuple[str | None, str | None]:
+    """The market's Polymarket event (``events[0]``): its id (a plain identifier) and slug."""
+    events = fields.raw.get("events")
+    if not isinstance(events, list) or not events or not isinstance(events[0], Mapping):
+        return None, None
+    event = _Fields(events[0])
+    return event.market_id, event.text("slug")
+
+
 def parse_market(raw: dict[str, Any]) -> Market:
     """Parse one Gamma market; raise ``MarketPayloadError`` naming the field it cannot use.
 
@@ -208,6 +217,7 @@ def _parse(fields: _Fields) -> Market:
     tokens = _token_ids(fields, len(names))
     uma_status = fields.text("umaResolutionStatus")
     status, resolution = classify(fields.flag("closed"), uma_status, names, prices)
+    event_id, event_slug = _event(fields)
     if resolution is not None and resolution.winner is not None and _is_yes_no(names):
         resolution = Resolution(kind=resolution.kind, winner=resolution.winner.upper())
     known: list[Decimal | None] = list(prices) if prices is not None else [None] * len(names)
@@ -230,6 +240,8 @@ def _parse(fields: _Fields) -> Market:
             neg_risk_market_id=fields.text("negRiskMarketID"),
             group_item_title=fields.text("groupItemTitle"),
             uma_status=uma_status,
+            event_id=event_id,
+            event_slug=event_slug,
         )
     except ValidationError as exc:
         raise fields.fail("outcomes", str(exc.errors()[0]["msg"])) from exc

@@ -1,0 +1,174 @@
+"""What a leaderboard claims from its rows: ranks, intervals and verdicts only where they are
+earned, never from questions that resolved early, and on the measure the board ranks on."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from arena_core.analysis.board import MARKET, Board, analyze
+from arena_core.analysis.clustered import Clustering
+from arena_core.analysis.figures import BRIER, PEER, Measure, Rules
+from arena_core.analysis.pairs import Verdict
+from arena_core.analysis.rows import Forecast
+from arena_core.analysis.tdist import critical_value
+
+LOW = Rules(min_forecasts=5, min_cohorts=1, min_weeks=2, min_events=2, min_return_cohorts=2)
+
+
+def forecast(
+    family: str, week: int, market: str, p: float, outcome: int, **extra: object
+) -> Forecast:
+    return Forecast(
+        family_id=family,
+        agent_id=f"c{week}.{family}",
+        cohort_id=f"c{week}",
+        market_id=market,
+        event_id=f"e-{market}",
+        week=f"w{week:02d}",
+        p_yes=p,
+        market_p_yes=0.5,
+        outcome=outcome,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def board(rows: list[Forecast], measure: Measure = BRIER, rules: Rules = LOW) -> Board:
+    families = {r.family_id for r in rows}
+    return analyze(
+        rows, [], [], rankable=families, compared=families, measure=measure, rules=rules,
+        peer_market=measure is PEER,
+    )  # fmt: skip
+
+
+def test_an_always_yes_family_is_not_ranked_above_an_equal_one_for_early_yes_resolutions() -> None:
+    """Questions "by date D" that happened resolved YES early; those that did not are still
+    open, so they are not in the data yet. An always-YES family and an equally skilled
+    always-NO one (each right on half of all questions) look different on what resolved so far,
+    the same on what matured."""
+    rows = []
+    for week in range(4):
+        for i in range(12):
+            market = f"w{week}q{i}"
+            early = i >= 8  # resolved YES before its scheduled end; its NO twins still open
+            outcome = 1 if early else i % 2
+            for family, p in (("always-yes", 0.7), ("always-no", 0.3)):
+                rows.append(forecast(family, week, market, p, outcome, matured=not early))
+    found = board(rows)
+    yes, no = found.families["always-yes"], found.families["always-no"]
+    # Everything resolved so far flatters the YES family ...
+    assert yes.provisional["brier"] < no.provisional["brier"]
+    # ... what matured does not: equal Brier, no rank between them, no verdict.
+    assert yes.brier is not None and no.brier is not None
+    assert yes.brier.estimate == pytest.approx(no.brier.estimate)
+    assert yes.rank_range == no.rank_range == (1, 2)
+    (pair,) = [p for p in found.pairs if {p.family_a, p.family_b} == {"always-yes", "always-no"}]
+    assert pair.verdict is Verdict.UNDECIDED
+
+
+def test_a_brier_interval_never_leaves_zero_to_one() -> None:
+    rows = [
+        forecast("sharp", w, f"m{w}{i}", 0.99 if i % 9 else 0.2, 1)
+        for w in range(3)
+        for i in range(10)
+    ]
+    found = board(rows).families["sharp"].brier
+    assert found is not None and found.shown
+    assert found.low == 0.0 < found.estimate < found.high <= 1.0  # type: ignore[operator]
+    unclipped = found.estimate - critical_value(found.df, 0.05) * found.se
+    assert unclipped < 0.0  # the interval would have gone below zero
+
+
+def test_a_pair_sharing_one_question_gets_no_interval_and_no_verdict() -> None:
+    rows = [forecast("a", 0, "only", 0.9, 1), forecast("b", 0, "only", 0.2, 1)]
+    rows += [forecast("a", w, f"a{w}{i}", 0.6, 1) for w in range(3) for i in range(4)]
+    (pair,) = board(rows).pairs[:1]
+    assert pair.difference is not None
+    assert (pair.difference.low, pair.difference.high) == (None, None)
+    assert pair.verdict is Verdict.TOO_FEW
+    assert pair.difference.missing == "1 of 2 weeks needed"
+    assert pair.p_value is None and pair.detectable is None
+
+
+def _noisy(seed: int, skills: dict[str, float], weeks: int, per_week: int) -> list[Forecast]:
+    rng = random.Random(seed)
+    rows = []
+    for week in range(weeks):
+        for i in range(per_week):
+            truth = rng.random()
+            outcome = int(rng.random() < truth)
+            for family, noise in skills.items():
+                p = min(max(truth + rng.gauss(0, noise), 0.01), 0.99)
+                rows.append(forecast(family, week, f"w{week}q{i}", p, outcome))
+    return rows
+
+
+def test_rank_ranges_come_from_the_holm_verdicts() -> None:
+    rows = _noisy(3, {"sharp": 0.02, "mid": 0.25, "twin": 0.25, "poor": 0.5}, 6, 40)
+    found = board(rows)
+    decided = {frozenset((p.family_a, p.family_b)): p.better() for p in found.pairs if p.decided}
+    ranked = [f for f, r in found.families.items() if r.rank is not None]
+    assert set(ranked) == {"sharp", "mid", "twin", "poor"}
+    for family in ranked:
+        best, worst = found.families[family].rank_range  # type: ignore[misc]
+        above = sum(1 for pair, w in decided.items() if family in pair and w != family)
+        below = sum(1 for pair, w in decided.items() if family in pair and w == family)
+        assert (best, worst) == (1 + above, len(ranked) - below)
+    shares = [found.families[f].first_share or 0.0 for f in ranked]
+    assert math.fsum(shares) == pytest.approx(1.0)
+    assert found.families["sharp"].first_share == max(shares)
+
+
+def test_an_undecided_pair_says_how_many_more_weeks_never_none() -> None:
+    rows = _noisy(4, {"a": 0.2, "b": 0.22, "c": 0.6}, 3, 12)
+    for pair in board(rows).pairs:
+        if pair.verdict is Verdict.UNDECIDED and pair.difference and pair.difference.estimate:
+            assert pair.more_weeks is not None and pair.more_weeks >= 1
+        if pair.decided:
+            assert pair.more_weeks is None
+
+
+def test_the_panel_board_compares_and_ranks_on_peer_score_with_brier_beside() -> None:
+    rows = []
+    for r in _noisy(5, {"a": 0.05, "b": 0.3, "c": 0.3}, 4, 20):
+        rows.append(r)
+    # Peer scores per question among the three, as the panel stores them.
+    by_question: dict[tuple[str, str], list[Forecast]] = {}
+    for r in rows:
+        by_question.setdefault(r.question, []).append(r)
+    scored = []
+    for group in by_question.values():
+        logs = {r.family_id: math.log(r.p_yes if r.outcome else 1 - r.p_yes) for r in group}
+        for r in group:
+            others = [v for f, v in logs.items() if f != r.family_id]
+            peer = 100 * (logs[r.family_id] - sum(others) / len(others))
+            scored.append(
+                Forecast(
+                    **{
+                        **{k: getattr(r, k) for k in Forecast.__dataclass_fields__ if k != "unit"},
+                        "peer": peer,
+                        "baseline": 0.0,
+                    }
+                )
+            )
+    found = board(scored, PEER)
+    assert {p.measure for p in found.pairs} == {"peer_score"}
+    assert {p.measure for p in found.brier_pairs} == {"brier"}
+    assert MARKET in {p.family_a for p in found.pairs} | {p.family_b for p in found.pairs}
+    a = found.families["a"]
+    assert a.rank == 1 and a.peer is not None and a.peer.estimate > 0
+
+
+@pytest.mark.parametrize("scheme", list(Clustering))
+def test_nothing_is_shown_below_the_validity_minimum(scheme: Clustering) -> None:
+    rows = _noisy(6, {"a": 0.1, "b": 0.4}, 3, 30)
+    rules = Rules(min_forecasts=5, min_cohorts=1, clustering=scheme, min_weeks=4, min_events=2)
+    found = board(rows, rules=rules)
+    for family in ("a", "b"):
+        result = found.families[family]
+        assert result.rank is None and result.rank_range is None and result.first_share is None
+        assert result.brier is not None and not result.brier.shown
+        assert result.missing == "3 of 4 weeks needed"
+    assert all(p.verdict is Verdict.TOO_FEW for p in found.pairs)
