@@ -9,10 +9,9 @@ from aws_cdk import aws_cloudfront_origins as origins
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
+from arena_core.constants import CONTENT_SECURITY_POLICY
+
+__all__ = ["CONTENT_SECURITY_POLICY", "SiteDistribution"]
 
 
 class SiteDistribution(Construct):

@@ -24,6 +24,7 @@ from arena_core.domain.panel import Methodology
 from arena_core.errors import ArenaError, ConfigurationError
 from arena_local import analyze_cli, cost_cli, lineup_cli, preview_cli, status_cli, verify_cli
 from arena_local.arguments import positive, week
+from arena_local.serve import SiteHandler
 
 DEFAULT_STACK = "ForecasterArena"
 
@@ -180,7 +181,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _bind(port: int, folder: Path) -> http.server.ThreadingHTTPServer:
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler = functools.partial(SiteHandler, directory=str(folder))
     try:
         return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     except OSError as exc:  # the port is taken, or reserved for root

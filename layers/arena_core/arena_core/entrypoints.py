@@ -225,7 +225,12 @@ def publish_site(c: Container, scope: Scope | None = None) -> SiteReport:
     from arena_core.services.publish_site import WEEKLY, PublishSiteService  # noqa: PLC0415
 
     rules = Rules(min_forecasts=c.settings.min_forecasts, min_cohorts=c.settings.min_cohorts)
-    service = PublishSiteService(c.stores, c.publisher, c.blobs, c.clock, rules)
+    from arena_core.site.build import parse_simulation  # noqa: PLC0415
+
+    simulated = parse_simulation(c.settings.simulation)
+    service = PublishSiteService(
+        c.stores, c.publisher, c.blobs, c.clock, rules, simulated=simulated
+    )
     return service.run(scope or WEEKLY)
 
 

@@ -192,6 +192,9 @@ def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
         site_refresh_minutes=request.site_refresh_minutes,
         dynamodb_endpoint=request.dynamodb_endpoint,
         methodology=request.methodology,
+        # What the site must say is simulated: the clock and the prices always; the markets
+        # when they are recorded ones replayed (live Gamma markets are today's).
+        simulation="clock,prices" if markets.live else "clock,prices,replayed-markets",
     )
     clean = _run(options, markets, template, None, stream)
     write_ledger(clean.ledger, request.out / LEDGER_FILE)

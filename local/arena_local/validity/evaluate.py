@@ -90,7 +90,7 @@ def truth_of(spec: WorldSpec, methodology: str, seed: int, weeks: int = TRUTH_WE
     design = Design(methodology, weeks, panel_size=30, returns=True)
     season = simulate(spec, design, seed, until=math.inf)
     board = board_of(season, spec, methodology, TRUTH_RULES)
-    groups = _groups(spec.families) + [[MARKET]]
+    groups = [*_groups(spec.families), [MARKET]]
     figures: dict[tuple[str, str], float] = {}
     for kind in ("brier", "skill", "return", "peer"):
         values = {
@@ -126,9 +126,12 @@ class Tally:
     ranks_shown: int = 0
     ranks_covered: int = 0
     rank_width: float = 0.0
-    bias: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
-    provisional_bias: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    brier_bias: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    provisional_brier_bias: dict[str, list[float]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
     called: dict[float, list[int]] = field(default_factory=lambda: defaultdict(list))
+    return_samples: list[tuple[int, int]] = field(default_factory=list)  # (cohorts, covered)
 
     def coverage(self, kind: str) -> float | None:
         return self.covered[kind] / self.shown[kind] if self.shown[kind] else None
@@ -166,18 +169,22 @@ def score_season(tally: Tally, board: Board, truth: Truth, gaps: Sequence[float]
         if family == MARKET or (kind, family) not in truth.figures or shown is None:
             continue
         tally.possible[kind] += 1
-        if shown.shown:
+        if shown.low is not None and shown.high is not None:
+            covered = shown.low <= truth.figures[kind, family] <= shown.high
             tally.shown[kind] += 1
-            tally.covered[kind] += shown.low <= truth.figures[kind, family] <= shown.high  # type: ignore[operator]
+            tally.covered[kind] += covered
+            if kind == "return":
+                tally.return_samples.append((shown.n, int(covered)))
     false_verdict = False
     for key, pair in _pairs(board).items():
         if key not in truth.pairs or pair.difference is None:
             continue
         true = truth.pairs[key]
         tally.possible["pair"] += 1
-        if pair.difference.shown:
+        low, high = pair.difference.low, pair.difference.high
+        if low is not None and high is not None:
             tally.shown["pair"] += 1
-            tally.covered["pair"] += pair.difference.low <= true <= pair.difference.high  # type: ignore[operator]
+            tally.covered["pair"] += low <= true <= high
         if key[0] != board.measure.name:
             continue
         winner = pair.better()
@@ -206,20 +213,16 @@ def _tally_power(
 
 def _tally_ranks(tally: Tally, board: Board, truth: Truth) -> None:
     ranked = [f for f, r in board.families.items() if r.rank is not None]
-    true = _true_ranks(truth, ranked, board.measure)
-    kind = "peer" if board.measure is PEER else "brier"
+    true_ranks = _true_ranks(truth, ranked, board.measure)
     for family, result in board.families.items():
-        figure = result.ranked(board.measure)
-        if (kind, family) in truth.figures and figure is not None and family != MARKET:
-            tally.bias[family].append(figure.estimate - truth.figures[kind, family])
-            if board.measure.name in result.provisional:
-                tally.provisional_bias[family].append(
-                    result.provisional[board.measure.name] - truth.figures[kind, family]
-                )
+        brier = truth.figures.get(("brier", family))
+        if brier is not None and result.brier is not None and family != MARKET:
+            tally.brier_bias[family].append(result.brier.estimate - brier)
+            tally.provisional_brier_bias[family].append(result.provisional["brier"] - brier)
         if result.rank_range is None:
             continue
         best, worst = result.rank_range
-        true_best, true_worst = true[family]
+        true_best, true_worst = true_ranks[family]
         tally.ranks_shown += 1
         tally.ranks_covered += best <= true_best and worst >= true_worst
         tally.rank_width += worst - best + 1
@@ -229,6 +232,7 @@ def run_cell(
     spec: WorldSpec,
     design: Design,
     truth: Truth,
+    *,
     rules: Rules,
     seasons: int,
     seed: int,

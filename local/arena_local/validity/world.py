@@ -152,7 +152,7 @@ def _forecast(
 
 
 def _row(
-    family_id: str, week: int, market: _Market, p: float, price: float, read_at: float
+    family_id: str, week: int, market: _Market, *, p: float, price: float, read_at: float
 ) -> Forecast:
     return Forecast(
         family_id=family_id,
@@ -212,7 +212,12 @@ def _v1_rows(spec: WorldSpec, run: _Week, read_at: float) -> list[tuple[Forecast
     for family in spec.families:
         for market in _largest_edges(spec, run, family, spec.bets):
             p, price = run.belief(family, market), run.prices[market.market_id]
-            rows.append((_row(family.family_id, run.index, market, p, price, read_at), market))
+            rows.append(
+                (
+                    _row(family.family_id, run.index, market, p=p, price=price, read_at=read_at),
+                    market,
+                )
+            )
     return rows
 
 
@@ -238,9 +243,9 @@ def _panel_rows(
                 f.family_id,
                 run.index,
                 market,
-                run.belief(f, market),
-                price,
-                read_at,
+                p=run.belief(f, market),
+                price=price,
+                read_at=read_at,
             )
             for f in spec.families
         ]

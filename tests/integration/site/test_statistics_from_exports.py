@@ -43,12 +43,22 @@ def shown(value: float | None, places: int, signed: bool = False) -> str:
     return f"+{text}" if signed and not text.startswith("-") else text
 
 
+UNITS = {"weeks": "wk", "events": "events", "matured cohorts": "cohorts"}
+
+
+def short(missing: str) -> str:
+    """What a cell prints for a missing interval: "3 of 8 weeks needed" as "3/8 wk"."""
+    have, _, rest = missing.removesuffix(" needed").partition(" of ")
+    need, _, unit = rest.partition(" ")
+    return f"{have}/{need} {UNITS[unit]}"
+
+
 def shown_figure(f: Figure | None, places: int, signed: bool = False, unit: str = "") -> str:
     if f is None:
         return "—"
     head = f"{shown(f.estimate, places, signed)}{unit}"
     if f.low is None or f.high is None:
-        return f"{head} {f.missing}" if f.missing else head
+        return f"{head} [{short(f.missing)}]" if f.missing else head
     return f"{head} [{shown(f.low, places, signed)}, {shown(f.high, places, signed)}]"
 
 
@@ -153,26 +163,29 @@ def test_leaderboard_page_prints_the_recomputed_figures(
     site: Scenario, recomputed: BoardResult
 ) -> None:
     board = table((site.site_dir / "index.html").read_text(), "leaderboard")
-    header = list(board.head[0])
+    header = list(board.head[-1])  # the column names (above them, the column groups)
     column = {name: header.index(name) for name in header}
     rows = list(recomputed.rows)
     assert len(board.rows) == len(rows)
     for cells, row in zip(board.rows, rows, strict=True):
         f: FamilyResult | None = row.result
-        rank = cells[column["Rank (range)"]]
+        rank = cells[column["Rank"]]
         if row.rank is None:
-            assert rank.split(" ")[0] in ("provisional", "unranked", "ref")
+            assert rank in ("prov.", "unranked", "ref")
         else:
             best, worst = row.rank_range or (0, 0)
             assert rank == f"{row.rank} ({best}–{worst})"
-        assert cells[column["Brier, matured"]] == shown_figure(f.brier if f else None, 4)
+        assert cells[column["Brier"]] == shown_figure(f.brier if f else None, 4)
         assert cells[column["Skill vs market"]] == shown_figure(f.skill if f else None, 3, True)
         assert cells[column["Log score"]] == shown_figure(f.log_score if f else None, 3)
-        assert cells[column["Return % (matured cohorts)"]] == shown_figure(
-            f.returns if f else None, 2, True, "%"
-        )
+        expected = shown_figure(f.returns if f else None, 2, True, "%")
+        if f is not None and f.returns is None and f.provisional_return is not None:
+            expected = f"{shown(f.provisional_return, 2, True)}% [live]"  # no matured cohort
+        assert cells[column["Return %"]] == expected
         provisional = f.provisional.get("brier") if f else None
-        assert cells[column["Brier, all resolved (provisional)"]] == shown(provisional, 4)
+        assert cells[column["Brier, all resolved"]] == shown(provisional, 4)
+        ece = f.calibration.ece if f else None
+        assert cells[column["Calibration error"]] == shown(ece, 3)
 
 
 def test_pairwise_page_prints_the_recomputed_verdicts(

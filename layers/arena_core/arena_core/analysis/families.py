@@ -42,6 +42,23 @@ class Calibration:
     murphy: Mapping[str, float] | None
     market_murphy: Mapping[str, float] | None
 
+    @property
+    def ece(self) -> float | None:
+        """Expected calibration error: the count-weighted mean |mean forecast - observed
+        frequency| over the bins (0 is perfectly calibrated); None with no forecast."""
+        return expected_calibration_error(self.bins)
+
+    @property
+    def market_ece(self) -> float | None:
+        return expected_calibration_error(self.market_bins)
+
+
+def expected_calibration_error(bins: Sequence[ReliabilityBin]) -> float | None:
+    total = sum(b.count for b in bins)
+    if total == 0:
+        return None
+    return math.fsum(b.count * abs(b.mean_forecast - b.observed) for b in bins) / total
+
 
 @dataclass(frozen=True)
 class Breakdown:

@@ -28,6 +28,7 @@ from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
 from arena_core.ports.publisher import PublishReport, SitePublisher, digest
 from arena_core.site import exports
+from arena_core.site.build import SiteBuild
 from arena_core.site.cohort_tables import cohort_tables
 from arena_core.site.collect import CohortView, SiteCollector, SiteStores
 from arena_core.site.costs import cost_rows, merged
@@ -37,11 +38,13 @@ from arena_core.site.feed import latest_decisions
 from arena_core.site.inputs import carried_positions
 from arena_core.site.markets import market_row, market_views
 from arena_core.site.render import SiteRenderer, recent_decisions
+from arena_core.site.results import results_marker
 from arena_core.site.tables import GLOBAL_TABLES
 from arena_core.site.universes import new_universes, run_weeks, universe_path
 
 COMPLETION_MARK = "data/cohorts/{cohort_id}/completed"
 DECISIONS_MARK = "data/cohorts/{cohort_id}/decisions.txt"  # what its decision pages show
+RESULTS_MARK = "data/cohorts/{cohort_id}/results.txt"  # the results its decision pages show
 COSTS_PATH = "data/costs.json"  # carried over: the rows of every cohort
 POSITIONS_PATH = "data/position_returns.json"  # carried over: completed cohorts' positions
 HOME = "index.html"
@@ -79,8 +82,11 @@ class PublishSiteService:
         blobs: BlobStore | None,
         clock: Clock,
         rules: Rules | None = None,
+        *,
+        simulated: frozenset[str] = frozenset(),
     ) -> None:
         self._rules = rules or Rules()
+        self._simulated = simulated
         self._stores = stores
         self._publisher = publisher
         self._blobs = blobs
@@ -94,21 +100,31 @@ class PublishSiteService:
             or COMPLETION_MARK.format(cohort_id=c.cohort_id) not in published
         ]
 
-    @staticmethod
     def _read_changed_details(
-        view: CohortView, collector: SiteCollector, published: dict[str, str]
+        self, view: CohortView, collector: SiteCollector, published: dict[str, str]
     ) -> None:
         """Read the cohort's decisions in full (prompts, replies) only when they changed since
-        they were last published: their pages and tables are otherwise left as they are."""
-        mark = DECISIONS_MARK.format(cohort_id=view.cohort.cohort_id)
+        they were last published: then every page and table of them is rendered again. When
+        only some decisions' results moved (a market resolved), just those are read and their
+        pages rendered; everything else is left as it is."""
+        cohort_id = view.cohort.cohort_id
+        mark = DECISIONS_MARK.format(cohort_id=cohort_id)
         if published.get(mark) != digest(decisions_marker(view.records())):
             view.details = collector.details(view)
+            return
+        now = results_marker(view)
+        earlier = self._publisher.read(RESULTS_MARK.format(cohort_id=cohort_id))
+        before = dict(line.split(" ", 1) for line in (earlier or b"").decode().splitlines())
+        moved = {d for d, value in now.items() if before.get(d) != value}
+        if moved:
+            view.details = collector.details(view, moved)
+            view.details_partial = True
 
     def run(self, scope: Scope = WEEKLY) -> SiteReport:
         now = self._clock.now()
         collector = SiteCollector(self._stores, self._blobs, now, self._rules)
-        renderer = SiteRenderer(now)
         cohorts = self._stores.cohorts.cohorts()
+        renderer = SiteRenderer(now, build=SiteBuild.of(self._simulated, cohorts))
         published = self._publisher.published()
         if not scope.boards and HOME not in published:
             scope = FULL  # a site without its home page yet gets everything at once
@@ -127,7 +143,7 @@ class PublishSiteService:
         if scope.markets:
             markets = market_views(self._stores, cohort_views, cohorts)
             files.update(renderer.market_files(markets))
-            files.update(self._markets_table([market_row(m) for m in markets]))
+            files.update(self._markets_table([market_row(m) for m in markets], renderer))
         for week, rows in universes.items():
             files.update(exports.table_files("data/universes", "universe", rows, week.isoformat()))
         if scope.bundle:  # the package describes (and the zip holds) the week's dataset
@@ -154,6 +170,8 @@ class PublishSiteService:
         cohort_id = view.cohort.cohort_id
         if view.details is not None:
             files[DECISIONS_MARK.format(cohort_id=cohort_id)] = decisions_marker(view.records())
+            lines = sorted(f"{d} {value}" for d, value in results_marker(view).items())
+            files[RESULTS_MARK.format(cohort_id=cohort_id)] = ("\n".join(lines) + "\n").encode()
         if view.cohort.status is CohortStatus.COMPLETED:
             files[COMPLETION_MARK.format(cohort_id=cohort_id)] = b"final\n"
         return files
@@ -180,17 +198,24 @@ class PublishSiteService:
             feed=latest_decisions(views),
             costs=costs,
             universe_weeks=weeks,
+            releases=collector.releases(),
         )
         files.update(exports.table_files("data", "costs", costs))
         return files
 
-    def _markets_table(self, fresh: list[dict[str, object]]) -> dict[str, bytes]:
-        """The markets table: the rows published before, updated with the live markets."""
+    def _markets_table(
+        self, fresh: list[dict[str, object]], renderer: SiteRenderer
+    ) -> dict[str, bytes]:
+        """The markets table (the rows published before, updated with the live markets) and
+        the markets page listing them."""
         earlier = self._publisher.read("data/markets.json")
         rows = {str(r["market_id"]): r for r in json.loads(earlier)} if earlier else {}
         rows |= {str(r["market_id"]): {k: exports.cell(v) for k, v in r.items()} for r in fresh}
         ordered = [rows[i] for i in sorted(rows)]
-        return exports.table_files("data", "markets", ordered)
+        return {
+            **exports.table_files("data", "markets", ordered),
+            **renderer.markets_index(ordered),
+        }
 
     def _bundle(self, files: dict[str, bytes], published: dict[str, str]) -> bytes:
         paths = [

@@ -182,6 +182,6 @@ def cohort_rows(view: CohortView) -> dict[str, Rows]:
             tables["panel_forecasts"] += _forecast_rows(agent)
     if "panel_questions" in tables:
         tables["panel_questions"] = _question_rows(view)
-    if view.details is not None:
+    if view.details is not None and not view.details_partial:
         tables |= detail_rows(view.details)
     return tables

@@ -24,9 +24,9 @@ from arena_core.domain.coherence import DecisionCoherence
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus
 from arena_core.domain.decisions import DecisionOutcome, DecisionRecord
 from arena_core.domain.holdings import AgentRecords
-from arena_core.domain.lineup import AgentSpec
+from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.domain.market import Market
-from arena_core.domain.panel import Methodology, PanelQuestion
+from arena_core.domain.panel import Methodology, PanelQuestion, PanelScore
 from arena_core.domain.portfolio import (
     BetScore,
     PortfolioSnapshot,
@@ -98,7 +98,11 @@ class CohortView:
     # Every decision in full (prompts, raw replies): read only when the cohort's decisions
     # changed since the last publication; None leaves its decision pages as published.
     details: list[DecisionDetails] | None = None
+    # Only these decisions' pages are rendered (their results moved), not the tables of them.
+    details_partial: bool = False
     markets: Mapping[str, Market] = field(default_factory=dict)  # held, traded or asked about
+    peer: Mapping[str, float] = field(default_factory=dict)  # v1+panel: mean peer by agent
+    panel_scores: list[PanelScore] = field(default_factory=list)  # v1+panel: scored so far
 
     def question(self, market_id: str) -> str:
         market = self.markets.get(market_id)
@@ -106,6 +110,39 @@ class CohortView:
 
     def records(self) -> list[DecisionRecord]:
         return [d.record for a in self.agents for d in a.decisions]
+
+    @property
+    def measure(self) -> str:
+        return "peer score" if self.questions else "Brier"
+
+    def ranked_agents(self) -> list[AgentView]:
+        """The models first, ordered by the ranked measure (v1: Brier of its scored bets, lower
+        first; v1+panel: mean peer score, higher first; those without one after), then the
+        baselines."""
+
+        def key(view: AgentView) -> tuple[bool, bool, float, str]:
+            if self.questions:
+                peer = self.peer.get(view.agent.agent_id)
+                value = -peer if peer is not None else None
+            else:
+                brier = view.latest.brier if view.latest else None
+                value = float(brier) if brier is not None else None
+            baseline = view.agent.kind is AgentKind.BASELINE
+            return (baseline, value is None, value or 0.0, view.agent.display_name)
+
+        return sorted(self.agents, key=key)
+
+    def open_positions(self) -> list[Position]:
+        return [p.position for a in self.agents for p in a.positions if p.position.is_open]
+
+    def last_end(self) -> datetime | None:
+        """The latest scheduled end among the markets of its open positions."""
+        ends = [
+            market.end_date
+            for p in self.open_positions()
+            if (market := self.markets.get(p.market_id)) is not None and market.end_date
+        ]
+        return max(ends, default=None)
 
 
 @dataclass
@@ -191,6 +228,9 @@ class SiteCollector:
         self._lineups = stores.lineups
         self._blobs = blobs
         self.now = now
+
+    def releases(self) -> list[LineupRelease]:
+        return self._lineups.releases()
 
     def leaderboards(
         self, cohorts: Sequence[Cohort], positions: Sequence[inputs.Row] = ()
@@ -350,7 +390,11 @@ class SiteCollector:
             self._agent_view(a, latest.get(a.agent_id), cohort, records[a.agent_id], markets)
             for a in members
         ]
-        return CohortView(cohort, agents, questions, markets=markets)
+        view = CohortView(cohort, agents, questions, markets=markets)
+        if questions:  # v1+panel ranks on the peer score: the cohort page orders by it
+            view.panel_scores = self._panel.scores(cohort.cohort_id)
+            view.peer = peer_by_agent(view.panel_scores)
+        return view
 
     def _agent_view(
         self,
@@ -394,9 +438,13 @@ class SiteCollector:
         mark = accounting.mark(position, market)
         return PositionView(position, question, mark.price, mark.value)
 
-    def details(self, view: CohortView) -> list[DecisionDetails]:
-        """The cohort's decisions in full (a few audit reads each)."""
-        return [read_details(record, self._blobs) for record in view.records()]
+    def details(self, view: CohortView, only: set[str] | None = None) -> list[DecisionDetails]:
+        """The cohort's decisions in full (a few audit reads each); ``only`` these ids."""
+        return [
+            read_details(record, self._blobs)
+            for record in view.records()
+            if only is None or record.decision_id in only
+        ]
 
     def _decision_view(self, record: DecisionRecord) -> DecisionView:
         outcome = record.outcome
@@ -424,6 +472,14 @@ def release_marks(
         )
         for release, spec in changes[1:]
     ]
+
+
+def peer_by_agent(scores: Sequence[PanelScore]) -> dict[str, float]:
+    """Each agent's mean peer score over its scored panel forecasts."""
+    found: dict[str, list[float]] = {}
+    for score in scores:
+        found.setdefault(score.agent_id, []).append(score.peer_score)
+    return {agent: sum(v) / len(v) for agent, v in found.items()}
 
 
 def coherence_rows(methodology: str, coherence: Sequence[DecisionCoherence]) -> list[inputs.Row]:

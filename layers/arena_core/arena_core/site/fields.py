@@ -27,6 +27,7 @@ BOOLEAN = frozenset(
         "indeterminate",
         "matured",
         "completed",
+        "asked_by_panel",
     }
 )
 INTEGER = frozenset(
@@ -191,6 +192,7 @@ STATISTICS = (
     "win_rate",
     "difference",
     "first_share",
+    "ece",
     "provisional",
     "p_value",
     "p_holm",

@@ -55,6 +55,7 @@ class MarketView:
     positions: list[tuple[Position, Holder]] = field(default_factory=list)
     trades: list[MarketTrade] = field(default_factory=list)
     forecasts: list[MarketForecast] = field(default_factory=list)
+    asked: bool = False  # a forecast panel asked about it
 
     @property
     def market(self) -> Market:
@@ -117,6 +118,9 @@ def market_views(
 def _add_records(
     found: Mapping[str, MarketView], cohort: CohortView, names: Mapping[str, Holder]
 ) -> None:
+    for question in cohort.questions:
+        if question.market.market_id in found:
+            found[question.market.market_id].asked = True
     for agent in cohort.agents:
         holder = names.get(agent.agent.agent_id) or _unknown(agent.agent.agent_id)
         decisions: dict[str, DecisionView] = {d.record.decision_id: d for d in agent.decisions}
@@ -161,6 +165,8 @@ def market_row(view: MarketView) -> dict[str, Any]:
             p.status in (PositionStatus.SETTLED, PositionStatus.CANCELLED)
             for p, _ in view.positions
         ),
+        "traded_by": " ".join(sorted({h.family_id for _, h in view.positions})),
+        "asked_by_panel": bool(view.forecasts) or view.asked,
     }
 
 

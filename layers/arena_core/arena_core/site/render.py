@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Sequence
 from datetime import date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -18,13 +19,18 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from arena_core.analysis import validity
 from arena_core.analysis.families import Breakdown, Calibration
+from arena_core.constants import META_CONTENT_SECURITY_POLICY
 from arena_core.domain.cohort import Cohort, CohortStatus
+from arena_core.domain.commitment_log import LOG_KEY, decision_key
 from arena_core.domain.panel import P_MAX, P_MIN, PANEL_HORIZON, PANEL_SIZE, PRICE_BAND
+from arena_core.domain.releases import LineupRelease
 from arena_core.domain.text import inert_text
 from arena_core.protocol.prompt import Prompt
 from arena_core.site import boards as boards_module
-from arena_core.site import exports, pairwise, tables
+from arena_core.site import exports, fields, indexes, pairwise, tables
+from arena_core.site.build import SiteBuild
 from arena_core.site.charts import RangeChart
 from arena_core.site.cohort_tables import cohort_rows, cohort_tables
 from arena_core.site.collect import (
@@ -37,7 +43,10 @@ from arena_core.site.costs import CostSummary, per_forecast, summary, weekly
 from arena_core.site.feed import FeedItem
 from arena_core.site.markets import MarketView, price_charts
 from arena_core.site.reliability import reliability_diagram
+from arena_core.site.results import forecast_results, trade_results
 from arena_core.site.schema_panel import PANEL_TABLES
+from arena_core.site.series import cohort_charts
+from arena_core.site.universes import run_weeks
 
 HERE = Path(__file__).parent
 RECENT_DECISIONS = 5
@@ -75,6 +84,33 @@ def _share(value: Decimal | float | None) -> str:
         return "—"
     exact = value if isinstance(value, Decimal) else Decimal(repr(value))
     return f"{_fixed(exact * 100, '0.1')}%"
+
+
+NEEDS = re.compile(
+    r"^(\d+) of (\d+) (weeks|events|matured cohorts|matured forecasts|cohorts) needed$"
+)
+NEEDS_UNITS = {
+    "weeks": "wk",
+    "events": "events",
+    "matured cohorts": "cohorts",
+    "matured forecasts": "forecasts",
+    "cohorts": "cohorts",
+}
+
+
+def _short_needs(text: str) -> str:
+    """What an interval still needs, short enough for a table cell: "3/8 wk"."""
+    found = NEEDS.match(text)
+    if found is None:
+        return text.removesuffix(" needed")
+    have, need, unit = found.groups()
+    return f"{have}/{need} {NEEDS_UNITS[unit]}"
+
+
+def _short_name(name: str) -> str:
+    """A display name on one line of a table: the row's badge already says "stand-in" or
+    "baseline"."""
+    return name.removesuffix(" (simulated)").removesuffix(" stand-in").removesuffix(" (baseline)")
 
 
 def _sort_value(value: Decimal | float | int | None) -> str:
@@ -117,17 +153,30 @@ def environment() -> Environment:
         num=_sort_value,
         places=_decimal_places,
         count=lambda v: "—" if v is None else f"{v:,.0f}",
+        short_needs=_short_needs,
+        short_name=_short_name,
         when=_when,
     )
     return env
 
 
 class SiteRenderer:
-    def __init__(self, now: datetime, *, universe_size: int = 500, horizon: int = 5) -> None:
+    def __init__(
+        self,
+        now: datetime,
+        *,
+        universe_size: int = 500,
+        horizon: int = 5,
+        build: SiteBuild | None = None,
+        operator: str = "",
+    ) -> None:
         self._env = environment()
         self._now = now
+        self._operator = operator
         self._common = {
             "now": now,
+            "build": build or SiteBuild(),
+            "csp": META_CONTENT_SECURITY_POLICY,
             "universe_size": universe_size,
             "horizon": horizon,
             "recent_cohorts": RECENT_COHORTS,
@@ -153,6 +202,7 @@ class SiteRenderer:
         feed: Sequence[FeedItem] = (),
         costs: Sequence[dict[str, Any]] = (),
         universe_weeks: Sequence[date] = (),
+        releases: Sequence[LineupRelease] = (),
     ) -> dict[str, bytes]:
         """Every site-wide page and table: one leaderboard per methodology version (the current
         one first), each with its own statistics; the model pages show each version apart."""
@@ -176,13 +226,23 @@ class SiteRenderer:
                 spend=spend,
                 **common,
             ),
-            "methodology.html": self.page("methodology.html.j2", 0, title="Methodology", **common),
+            "methodology.html": self.page(
+                "methodology.html.j2",
+                0,
+                title="Methodology",
+                validity=validity.results(),
+                validity_tables=validity.all_tables(validity.results()),
+                **common,
+            ),
             "data/index.html": self.page(
                 "data.html.j2",
                 1,
                 title="Data",
                 tables=exports.TABLES,
                 global_tables=tables.GLOBAL_TABLES,
+                field_of=fields.field,
+                keys=fields.KEYS,
+                foreign=fields.FOREIGN_KEYS,
                 cohort_tables=cohort_tables,
                 panel_tables=tuple(PANEL_TABLES),
                 weeks=universe_weeks,
@@ -196,6 +256,7 @@ class SiteRenderer:
         files["pairwise.html"] = self.page(
             "pairwise.html.j2", 0, title="Every pair compared", sections=_pairwise(boards)
         )
+        files.update(self._index_pages(boards, cohorts, universe_weeks, releases))
         for table, rows in global_tables(boards).items():
             files.update(exports.table_files("data", table, rows))
         for family_id, sections in _model_sections(boards).items():
@@ -210,18 +271,71 @@ class SiteRenderer:
                 rules=current.rules,
                 spend=spend,
                 weekly_costs=weekly([r for r in costs if r["family_id"] == family_id], starts),
+                cohort_models=cohort_models(family_id, cohorts, costs),
             )
-        for name in ("style.css", "app.js"):
+        for name in ("style.css", "app.js", "favicon.svg"):
             files[f"static/{name}"] = (HERE / "static" / name).read_bytes()
         return files
+
+    def _index_pages(
+        self,
+        boards: Sequence[LeaderboardData],
+        cohorts: Sequence[Cohort],
+        universe_weeks: Sequence[date],
+        releases: Sequence[LineupRelease],
+    ) -> dict[str, bytes]:
+        """Calibration side by side, the models, cohorts, about and changelog pages."""
+        return {
+            "calibration.html": self.page(
+                "calibration.html.j2",
+                0,
+                title="Calibration",
+                sections=indexes.calibration_sections(boards),
+            ),
+            "models/index.html": self.page(
+                "models_index.html.j2", 1, title="Models", models=indexes.model_entries(boards)
+            ),
+            "cohorts/index.html": self.page(
+                "cohorts_index.html.j2",
+                1,
+                title="Cohorts",
+                cohorts=cohorts,
+                universe_weeks=set(universe_weeks),
+            ),
+            "about.html": self.page("about.html.j2", 0, title="About", operator=self._operator),
+            "changelog.html": self.page(
+                "changelog.html.j2",
+                0,
+                title="Changelog",
+                entries=indexes.changelog(cohorts, releases),
+            ),
+        }
+
+    def markets_index(self, rows: Sequence[dict[str, Any]]) -> dict[str, bytes]:
+        """The markets page, from the markets table's rows (every market so far)."""
+        listed = indexes.listed_markets(rows)
+        page = self.page("markets_index.html.j2", 1, title="Markets", rows=listed, total=len(rows))
+        return {"markets/index.html": page}
 
     def cohort_files(self, view: CohortView, *, tables: bool = True) -> dict[str, bytes]:
         """The cohort's and its agents' pages; with ``tables``, its data files and (when its
         decisions were read in full) its decision pages."""
         cohort_id = view.cohort.cohort_id
+        ranked = view.ranked_agents()
+        done = view.cohort.status is CohortStatus.COMPLETED
+        end = view.cohort.completed_at if done and view.cohort.completed_at else self._now
+        charts = cohort_charts([(a.agent.display_name, a.hourly) for a in ranked], end)
         files = {
             f"cohorts/{cohort_id}/index.html": self.page(
-                "cohort.html.j2", 2, title=f"Cohort {cohort_id}", view=view
+                "cohort.html.j2",
+                2,
+                title=f"Cohort {cohort_id}",
+                view=view,
+                agents=ranked,
+                charts=charts,
+                tables=cohort_tables(view.cohort),
+                weeks=run_weeks([view.cohort], end),
+                final=done,
             )
         }
         for agent in view.agents:
@@ -254,17 +368,25 @@ class SiteRenderer:
 
     def decision_files(self, view: CohortView) -> dict[str, bytes]:
         """A page per decision, and the prompt it was sent (when the details were read)."""
-        agents = {a.agent.agent_id: a.agent for a in view.agents}
+        agents = {a.agent.agent_id: a for a in view.agents}
         files = {}
         for details in view.details or ():
-            decision_id = details.record.decision_id
+            record = details.record
+            decision_id = record.decision_id
+            mine = agents.get(record.agent_id)
             files[f"decisions/{decision_id}.html"] = self.page(
                 "decision.html.j2",
                 1,
                 title=f"Decision {decision_id}",
                 d=details,
-                agent=agents.get(details.record.agent_id),
+                agent=mine.agent if mine else None,
                 view=view,
+                results=trade_results(mine) if mine else {},
+                forecasts=forecast_results(view, record.agent_id, record.week),
+                commitment=commitment_key(
+                    decision_id, record.outcome.commitment if record.outcome else None
+                ),
+                log_key=LOG_KEY,
             )
             prompt = Prompt(system=details.system_prompt, user=details.user_prompt)
             files[f"decisions/{decision_id}.prompt.txt"] = prompt.transcript().encode()
@@ -298,6 +420,34 @@ def global_tables(boards: Sequence[LeaderboardData]) -> dict[str, list[dict[str,
     }
     found |= tables.output_tables([b.result for b in boards])
     return {name: found[name] for name in tables.GLOBAL_TABLES}
+
+
+def cohort_models(
+    family_id: str, cohorts: Sequence[Cohort], costs: Sequence[dict[str, Any]]
+) -> dict[str, tuple[str, str]]:
+    """Per cohort of the family: the provider model id its lineup asked for, and the ids the
+    provider reported answering (from the costs table; empty before any reply)."""
+    found: dict[str, tuple[str, str]] = {}
+    for cohort in cohorts:
+        spec = next((s for s in cohort.lineup if s.family_id == family_id), None)
+        if spec is not None:
+            found[cohort.cohort_id] = (spec.model_id, "")
+    for row in costs:
+        if row["family_id"] == family_id and row["cohort_id"] in found:
+            asked, answered = found[row["cohort_id"]]
+            names = set(answered.split()) | set(str(row.get("answered_by") or "").split())
+            found[row["cohort_id"]] = (asked, " ".join(sorted(names)))
+    return found
+
+
+def commitment_key(decision_id: str, sha256: str | None) -> str | None:
+    """The key of a decision's committed record, when it has one (a succeeded decision)."""
+    if sha256 is None:
+        return None
+    try:
+        return decision_key(decision_id, sha256)
+    except ValueError:  # a record stored before commitments existed cannot name one
+        return None
 
 
 def _cohorts_json(cohorts: Sequence[Cohort]) -> bytes:

@@ -58,6 +58,11 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
                 "Mean Brier over every resolved bet, matured or not: the v1 methodology's own "
                 "figure, which leans toward early-resolving (mostly YES) questions.",
             ),
+            (
+                "ece",
+                "Expected calibration error of its matured forecasts: the count-weighted mean "
+                "|mean forecast - observed frequency of YES| over ten bins (0 is calibrated).",
+            ),
             ("market_brier", "The market's mean Brier on the same forecasts."),
             ("market_brier_low", "Lower end of its 95% interval."),
             ("market_brier_high", "Upper end of its 95% interval."),

@@ -78,6 +78,12 @@ DECISION_TABLES: dict[str, tuple[str, tuple[Column, ...]]] = {
             ("family_id", "Family id."),
             ("cohort_id", "Cohort id."),
             ("week", "Decision week of the cohort."),
+            ("model_id", "The provider model id the cohort's lineup asked for."),
+            (
+                "answered_by",
+                "The model ids the provider reported answering (a dated version or a "
+                "fallback can differ from the one asked for), space-separated.",
+            ),
             ("decisions", "Decisions (one per agent and week)."),
             ("replies", "Replies (format retries included)."),
             ("tokens_in", "Prompt tokens, as reported."),

@@ -38,6 +38,8 @@ MARKET_TABLES: dict[str, tuple[str, tuple[Column, ...]]] = {
             ("captures", "Weekly universe captures that held it (its page charts the prices)."),
             ("positions", "Positions any agent opened on it, in every cohort."),
             ("settled_positions", "Of them, settled (won, lost, split) or refunded."),
+            ("traded_by", "The families that held a position on it, space-separated."),
+            ("asked_by_panel", "true when a forecast panel (v1+panel) asked about it."),
         ),
     ),
     "universe": (

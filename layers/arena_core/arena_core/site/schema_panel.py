@@ -51,6 +51,11 @@ PANEL_LEADERBOARD: tuple[Column, ...] = (
         "provisional_peer_score",
         "Mean peer score over every resolved panel forecast, matured or not.",
     ),
+    (
+        "ece",
+        "Expected calibration error of its matured panel forecasts (count-weighted mean "
+        "|mean forecast - observed frequency| over ten bins).",
+    ),
     ("baseline_score", "Mean Metaculus baseline score (x100, log base 2, against 50%)."),
     ("baseline_score_low", _INTERVAL),
     ("baseline_score_high", _INTERVAL),

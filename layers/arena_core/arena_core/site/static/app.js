@@ -76,7 +76,26 @@ function setupSorting(table) {
   });
 }
 
+// A leaderboard shows its ranked columns; the rest are one button away (and on the model
+// pages). The group headers span what is shown.
+function setupColumnsToggle(button) {
+  const table = document.getElementById(button.dataset.table);
+  if (!table) {
+    return;
+  }
+  button.addEventListener("click", () => {
+    const all = !table.classList.contains("all-columns");
+    table.classList.toggle("all-columns", all);
+    button.setAttribute("aria-pressed", String(all));
+    button.textContent = all ? "Show the ranked columns only" : "Show every column";
+    table.querySelectorAll("tr.groups th[data-all]").forEach((th) => {
+      th.colSpan = Number(all ? th.dataset.all : th.dataset.primary);
+    });
+  });
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("button.columns-toggle").forEach(setupColumnsToggle);
   document.querySelectorAll("section.chart").forEach(setupRanges);
   document.querySelectorAll("table:not(.matrix)").forEach(addSortButtons);
   document.querySelectorAll("table.sortable").forEach(setupSorting);
