@@ -74,7 +74,8 @@ class Cell:
     rank_coverage: float | None  # share of rank ranges holding the true ranks
     rank_width: float | None
     called: dict[str, float | None]  # true Brier gap -> share of seasons calling it right
-    returns_by_cohorts: dict[str, float | None] = field(default_factory=dict)
+    # Return intervals by the matured cohorts behind them: bucket -> [coverage, intervals]
+    returns_by_cohorts: dict[str, tuple[float | None, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,10 @@ class Results:
         return asdict(self)
 
 
+def _bucket(low: int, high: int) -> str:
+    return f"{low}-{high}" if high < RETURN_BUCKETS[-1][1] else f"{low}+"
+
+
 def _designs(plan: Plan, weeks: int) -> list[Design]:
     return [Design("v1", weeks)] + [
         Design("v1+panel", weeks, panel_size=k, returns=False) for k in plan.panel_sizes
@@ -132,7 +137,7 @@ def cell_of(design: Design, tally: Tally, scheme: Clustering) -> Cell:
     returns = {}
     for low, high in RETURN_BUCKETS:
         hits = [c for n, c in tally.return_samples if low <= n <= high]
-        returns[f"{low}-{high if high < 10**6 else ''}"] = _rate(sum(hits), len(hits))
+        returns[_bucket(low, high)] = (_rate(sum(hits), len(hits)), len(hits))
     return Cell(
         design=label(design),
         weeks=design.weeks,
@@ -261,18 +266,22 @@ def minimum_clusters(cells: Sequence[Cell], weeks: Sequence[int]) -> int:
 
 
 def minimum_return_cohorts(cells: Sequence[Cell]) -> int:
-    """The fewest matured cohorts from which return intervals cover at least 93%."""
-    pooled: dict[str, list[float]] = {}
-    for cell in cells:
-        for bucket, value in cell.returns_by_cohorts.items():
-            if value is not None:
-                pooled.setdefault(bucket, []).append(value)
+    """The fewest matured cohorts from which return intervals hold their coverage (beyond
+    Monte-Carlo error) at every larger number of cohorts, pooled over the cells."""
+    ok = []
     for low, high in RETURN_BUCKETS:
-        key = f"{low}-{high if high < 10**6 else ''}"
-        values = pooled.get(key, [])
-        if values and statistics.fmean(values) >= TARGET_COVERAGE:
-            return low
-    return RETURN_BUCKETS[-1][0]
+        covered = total = 0.0
+        for cell in cells:
+            rate, count = cell.returns_by_cohorts.get(_bucket(low, high), (None, 0))
+            if rate is not None:
+                covered += rate * count
+                total += count
+        rate = covered / total if total else None
+        error = math.sqrt(rate * (1 - rate) / total) if rate is not None and total else 0.0
+        ok.append(rate is None or rate + 2 * error >= TARGET_COVERAGE)
+    return next(
+        (low for i, (low, _) in enumerate(RETURN_BUCKETS) if all(ok[i:])), RETURN_BUCKETS[-1][0]
+    )
 
 
 def _early_resolution(plan: Plan, truths: dict[str, Truth]) -> list[Bias]:
