@@ -23,6 +23,7 @@ from playwright.sync_api import (
 )
 
 from arena_core.analysis.figures import Rules
+from arena_local.serve import SiteHandler
 from tests.conftest import ROOT
 from tests.support.scenario import Scenario, build
 
@@ -37,19 +38,11 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# The same policy the CloudFront response-headers policy sends (infra/site construct).
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
 ARTIFACTS = ROOT / "test-artifacts"
 
 
-class Handler(http.server.SimpleHTTPRequestHandler):
-    def end_headers(self) -> None:
-        self.send_header("Content-Security-Policy", CSP)
-        self.send_header("X-Content-Type-Options", "nosniff")
-        super().end_headers()
+class Handler(SiteHandler):
+    """``arena serve``'s handler (the headers CloudFront sends), without the request log."""
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

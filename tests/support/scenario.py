@@ -50,7 +50,7 @@ def bets_reply(bets: list[tuple[str, str, int]], reasoning: str) -> str:
 
 
 CATEGORIES = ("Politics", "Sports", "Crypto")
-HORIZONS = (timedelta(days=3), timedelta(days=20), timedelta(days=90))
+HORIZONS = (timedelta(days=3), timedelta(days=5), timedelta(days=40))  # two mature by the end
 
 
 def extra_markets(week_start: datetime, count: int) -> list[Market]:

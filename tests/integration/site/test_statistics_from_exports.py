@@ -175,7 +175,7 @@ def test_leaderboard_page_prints_the_recomputed_figures(
         else:
             best, worst = row.rank_range or (0, 0)
             assert rank == f"{row.rank} ({best}–{worst})"
-        assert cells[column["Brier"]] == shown_figure(f.brier if f else None, 4)
+        assert cells[column["Brier"]] == shown_figure(f.brier if f else None, 3)
         assert cells[column["Skill vs market"]] == shown_figure(f.skill if f else None, 3, True)
         assert cells[column["Log score"]] == shown_figure(f.log_score if f else None, 3)
         expected = shown_figure(f.returns if f else None, 2, True, "%")
@@ -185,7 +185,7 @@ def test_leaderboard_page_prints_the_recomputed_figures(
         provisional = f.provisional.get("brier") if f else None
         assert cells[column["Brier, all resolved"]] == shown(provisional, 4)
         ece = f.calibration.ece if f else None
-        assert cells[column["Calibration error"]] == shown(ece, 3)
+        assert cells[column["Calib. error"]] == shown(ece, 3)
 
 
 def test_pairwise_page_prints_the_recomputed_verdicts(
