@@ -20,7 +20,13 @@ import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
 
 from arena_core.domain.cohort import week_start_for
-from arena_core.errors import ConfigurationError, NotFoundError, PersistenceError
+from arena_core.errors import (
+    ConfigurationError,
+    InvalidIdError,
+    NotFoundError,
+    PersistenceError,
+)
+from arena_core.ports.publisher import site_key
 from arena_core.ports.stores import Stores
 
 DATA_PREFIX = "data/"
@@ -135,9 +141,12 @@ def export_dataset(s3: Any, site_bucket: str, out: Path) -> list[Path]:
         for page in pages:
             for entry in page.get("Contents", []):
                 key = str(entry["Key"])
-                target = (out / key).resolve()
+                try:  # a NUL, a '..' or an absolute key is no path to write
+                    target = (out / site_key(key)).resolve()
+                except InvalidIdError:
+                    continue
                 if not target.is_relative_to(out.resolve()):
-                    continue  # a hostile key cannot write outside the folder
+                    continue  # a hostile key (or a symlink) cannot write outside the folder
                 body = s3.get_object(Bucket=site_bucket, Key=key)["Body"].read()
                 _write(target, body, f"s3://{site_bucket}/{key}")
                 written.append(target)

@@ -27,23 +27,27 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from arena_core.domain import ids
 from arena_core.domain.commitments import (
     RECORD_VERSION,
     DecisionCommitment,
     canonical_json,
     timestamp,
 )
+from arena_core.errors import InvalidIdError
 
 DECISIONS_PREFIX = "commitments/decisions/"
 RUNS_PREFIX = "commitments/runs/"
 LOG_KEY = "commitments/log.jsonl"
-SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-HEX_DIGEST = re.compile(r"^[0-9a-f]{64}$")
+HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def decision_key(decision_id: str, sha256: str) -> str:
-    if not SAFE_ID.match(decision_id) or not HEX_DIGEST.match(sha256):
-        raise ValueError(f"not a decision id and digest: {decision_id!r}, {sha256!r}")
+    """The key of a decision's committed record; ``InvalidIdError`` (a ``ValueError``) for
+    anything but a decision id and a hex digest, matched whole."""
+    ids.decision_id(decision_id)
+    if not isinstance(sha256, str) or HEX_DIGEST.fullmatch(sha256) is None:
+        raise InvalidIdError(f"not a SHA-256 hex digest: {str(sha256)[:80]!r}")
     return f"{DECISIONS_PREFIX}{decision_id}/{sha256}.json"
 
 
