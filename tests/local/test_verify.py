@@ -152,7 +152,7 @@ def test_a_completion_retried_after_a_crash_is_reported_as_superseded(site: Comm
     earlier = committed.read_bytes().replace(b"00:05:0", b"00:04:0")
     (committed.parent / f"{hashlib.sha256(earlier).hexdigest()}.json").write_bytes(earlier)
     store = FolderCommitmentStore(site.root)
-    assert append_to_log(store, unlisted_entries(store)) == 1
+    assert append_to_log(store, unlisted_entries(store).entries) == 1
     # Then the site still verifies, and the other completion is counted
     report = check(site.root)
     assert report.ok, report.problems
