@@ -78,7 +78,9 @@ def test_an_altered_reply_fails_naming_the_decision(site: CommittedSite) -> None
     decision_id = site.decision_id(BETTOR)
     alter(site, "replies", lambda rows: of(rows, decision_id).update(raw_body="{}"))
     report = check(site.root)
-    (problem,) = report.problems
+    # the reasoning exported is no longer what its (altered) reply says, and the hash differs
+    reasoning, problem = report.problems
+    assert reasoning == f"{decision_id}: reasoning: not what any of its committed replies says"
     assert problem.startswith(f"{decision_id}: the exports hash to ")
     assert "reply_sha256[0]" in problem
 

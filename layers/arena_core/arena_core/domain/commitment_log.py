@@ -148,19 +148,18 @@ class LogEntry:
 
     @classmethod
     def parse(cls, line: str) -> LogEntry:
-        """One line; ``ValueError`` when it is not a log entry."""
+        """One line; ``ValueError`` when it is not a log entry (every field text, the
+        optional ones absent or text; nesting, however deep, is no entry)."""
         try:
             raw = json.loads(line)
-            return cls(
-                kind=str(raw["kind"]),
-                key=str(raw["key"]),
-                sha256=str(raw["sha256"]),
-                at=str(raw["at"]),
-                decision_id=raw.get("decision_id"),
-                run_id=raw.get("run_id"),
-                root=raw.get("root"),
-            )
-        except (KeyError, TypeError, json.JSONDecodeError) as exc:
+            fields = {name: raw[name] for name in ("kind", "key", "sha256", "at")}
+            optional = {name: raw.get(name) for name in ("decision_id", "run_id", "root")}
+            if not all(isinstance(v, str) for v in fields.values()) or not all(
+                v is None or isinstance(v, str) for v in optional.values()
+            ):
+                raise TypeError("a field is not text")
+            return cls(**fields, **optional)
+        except (KeyError, TypeError, ValueError, RecursionError) as exc:
             raise ValueError(f"not a log entry: {line[:120]!r}") from exc
 
 
