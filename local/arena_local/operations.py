@@ -19,7 +19,7 @@ from typing import Any
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
 
-from arena_core.domain.cohort import week_start_for
+from arena_core.domain.cohort import date_in_calendar, week_start_for
 from arena_core.errors import (
     ConfigurationError,
     InvalidIdError,
@@ -97,7 +97,9 @@ def check_rerun_week(week: date, today: date) -> None:
 
     The workflow would quietly move another day to its Sunday, and would run a future week at
     once: every active agent would get an extra decision now, its trades stamped in that week.
+    A date outside the arena's calendar (0001-01-01, 9999-12-31) is refused first.
     """
+    date_in_calendar(week, "--week")
     sunday = week_start_for(datetime(week.year, week.month, week.day, tzinfo=UTC)).date()
     if sunday > today:
         current = week_start_for(datetime(today.year, today.month, today.day, tzinfo=UTC))
