@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from arena_core.domain.lineup import AgentKind
 from arena_core.domain.panel import Methodology
+from arena_core.domain.text import terminal_text
 from arena_local.standins import is_stand_in
 
 FAMILY_WIDTH = 38
@@ -55,8 +56,9 @@ def _print_v1(rows: list[Row], title: str, stream: TextIO) -> None:
     for row in rows:
         brier = _with_interval(row, "brier", "brier_low", "brier_high", 3)
         ret = _with_interval(row, "return_pct_mean", "return_low", "return_high", 2)
+        name = terminal_text(row["display_name"])[:width]  # stored text, shown inert
         stream.write(
-            f"{_rank_range(row):<6} {row['display_name'][:width]:{width}} {brier:<22} "
+            f"{_rank_range(row):<6} {name:{width}} {brier:<22} "
             f"{_num(row.get('brier_skill_vs_market'), 3):>6} {ret:<24} "
             f"{_num(row['total_pnl'], 2):>10} {_count(row['resolved_bets']):>4}  "
             f"{_agent_kind(row)}\n"
@@ -80,8 +82,9 @@ def _print_panel(rows: list[Row], stream: TextIO) -> None:
         brier = _with_interval(row, "brier", "brier_low", "brier_high", 3)
         trades = row.get("coherence_trades")
         coherent = f"{row.get('coherent_trades')}/{trades}" if trades else "-"
+        name = terminal_text(row["display_name"])[:width]  # stored text, shown inert
         stream.write(
-            f"{_rank_range(row):<6} {row['display_name'][:width]:{width}} {peer:<22} "
+            f"{_rank_range(row):<6} {name:{width}} {peer:<22} "
             f"{brier:<22} {_num(row.get('brier_skill_vs_market'), 3):>6} "
             f"{_count(row.get('panel_forecasts')):>4} {_count(row.get('missing')):>4} "
             f"{coherent:>8} {_num(row.get('bet_brier'), 3):>9} "
