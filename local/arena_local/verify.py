@@ -30,6 +30,7 @@ from arena_local.verify_records import (
     DECISION_TABLES,
     PANEL_TABLE,
     CohortExports,
+    derived_problems,
     differences,
     inconsistencies,
     reasoning_problems,
@@ -178,6 +179,7 @@ def _check_decision(
     report.decisions += 1
     decision_id, commitment = str(row["decision_id"]), row.get("commitment")
     report.problems += [f"{decision_id}: {p}" for p in reasoning_problems(row, exports)]
+    report.problems += [f"{decision_id}: {p}" for p in derived_problems(row, exports)]
     if "commitment" not in row:  # published before commitments existed: nothing to check
         report.predating += 1
         if any(logged_id == decision_id for logged_id, _ in logged):

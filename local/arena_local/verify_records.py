@@ -8,12 +8,16 @@ record and a rebuilt one differ, for the report.
 
 What the record does not hold is checked against what it does: the exported ``reasoning`` is
 the one the committed replies give (``reasoning_problems``: parsed again with the decide path's
-own parser), so it cannot be rewritten unnoticed. Numbers a record holds are finite and within
-``MAX_EXPONENT`` of one (``1e999999999`` would be a gigabyte of digits); times carry a zone.
+own parser), so it cannot be rewritten unnoticed; each reply's model, provider, finish reason,
+tokens and cost are the ones its committed raw body states (when it is a completion), and a
+decision's totals (replies, tokens, cost, executed and rejected) are its rows' sums
+(``derived_problems``). Numbers a record holds are finite and within ``MAX_EXPONENT`` of one
+(``1e999999999`` would be a gigabyte of digits); times carry a zone.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -67,7 +71,7 @@ def _decimal(value: Any) -> Decimal | None:
     ``MAX_EXPONENT``), or for what is not a number at all."""
     if value is None or value == "":
         return None
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+    if isinstance(value, bool) or not isinstance(value, (str, int, float, Decimal)):
         raise ValueError(f"not a number: {str(value)[:40]!r}")
     try:
         number = Decimal(str(value))
@@ -146,6 +150,91 @@ def rebuild(row: Row, exports: CohortExports) -> DecisionCommitment:
         ),
         completed_at=completed_at,
     )
+
+
+UPSTREAM_CHARS = 100  # a reply's model, provider and finish reason as recorded (consult's bound)
+
+
+def _upstream(value: Any) -> str | None:
+    if not isinstance(value, str) or not value:
+        return None
+    return value if len(value) <= UPSTREAM_CHARS else value[:UPSTREAM_CHARS] + "…"
+
+
+def _same_number(exported: Any, stated: Any) -> bool:
+    """An exported number equals what the body states, at the exported number's places."""
+    mine, theirs = _decimal(exported), _decimal(stated)
+    if mine is None or theirs is None:
+        return mine == theirs
+    return theirs.quantize(mine) == mine if theirs.adjusted() < 20 else False
+
+
+def _body_facts(body: str) -> dict[str, Any] | None:
+    """What a completion body states about itself (None: the body is no completion)."""
+    try:
+        parsed = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    choices = parsed.get("choices") if isinstance(parsed, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return None
+    usage = parsed.get("usage") if isinstance(parsed.get("usage"), dict) else {}
+    return {
+        "model": _upstream(parsed.get("model")),
+        "provider": _upstream(parsed.get("provider")),
+        "finish_reason": _upstream(choices[0].get("finish_reason")),
+        "tokens_in": usage.get("prompt_tokens") or 0,
+        "tokens_out": usage.get("completion_tokens") or 0,
+        "cost_usd": usage.get("cost"),
+    }
+
+
+def derived_problems(row: Row, exports: CohortExports) -> list[str]:
+    """Exported fields derived from committed ones, checked against them: each reply's facts
+    against its raw body, the decision's totals against its replies and instructions."""
+    decision_id = str(row["decision_id"])
+    replies = sorted(exports.rows(decision_id, "replies"), key=lambda r: int(r["attempt"]))
+    found = []
+    for reply in replies:
+        facts = _body_facts(str(reply["raw_body"]))
+        for name, stated in (facts or {}).items():
+            if name in ("model", "provider") and stated is None:
+                continue  # absent from the body: the client records what it asked for
+            same = (
+                _same_number(reply.get(name), stated)
+                if name in ("tokens_in", "tokens_out", "cost_usd")
+                else reply.get(name) == stated
+            )
+            if not same:
+                found.append(
+                    f"reply {reply['attempt']}: {name} {reply.get(name)!r} but its raw body "
+                    f"says {stated!r}"
+                )
+    if replies and "replies" in row:
+        costs = [_decimal(r.get("cost_usd")) for r in replies]
+        totals = {
+            "replies": len(replies),
+            "tokens_in": sum(int(r.get("tokens_in") or 0) for r in replies),
+            "tokens_out": sum(int(r.get("tokens_out") or 0) for r in replies),
+            "cost_usd": sum((c for c in costs if c is not None), Decimal(0))
+            if any(c is not None for c in costs)
+            else None,
+        }
+        found += [
+            f"{name} {row.get(name)!r} but its replies add up to {total}"
+            for name, total in totals.items()
+            if not _same_number(row.get(name), total)
+        ]
+    instructions = exports.rows(decision_id, "instructions")
+    if instructions and "executed" in row:
+        executed = sum(1 for r in instructions if r.get("executed") is True)
+        counted = {"executed": executed, "rejected": len(instructions) - executed}
+        found += [
+            f"{name} {row.get(name)!r} but its instructions say {count}"
+            for name, count in counted.items()
+            if not _same_number(row.get(name), count)
+        ]
+    return found
 
 
 def reasoning_problems(row: Row, exports: CohortExports) -> list[str]:

@@ -252,7 +252,7 @@ def test_a_hostile_finalize_event_seals_nothing(
     assert deployment.commitments.keys("commitments/") == []
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
 @given(event=json_values)
 def test_the_scheduled_handlers_take_any_event(deployment: Deployment, event: Any) -> None:
     """open_cohort, snapshot and resolve read nothing from their event: any event is the

@@ -231,6 +231,15 @@ def test_preview_and_rerun_refuse_a_week_outside_the_calendar(
 
 
 @pytest.mark.usefixtures("no_aws")
+@pytest.mark.parametrize("agent", ["../../x", "c2026-03-01.Claude Opus", "c2026-03-01.x\n", ""])
+def test_rerun_refuses_an_agent_that_is_no_agent_id(
+    capsys: pytest.CaptureFixture[str], agent: str
+) -> None:
+    assert main(["rerun", "--week", "2026-03-01", "--agent", agent]) == 2
+    assert "agent id" in one_line(capsys.readouterr().err, "rerun")
+
+
+@pytest.mark.usefixtures("no_aws")
 @pytest.mark.parametrize("family", ["../../x", "anthropic/claude-opus-4.6", "", "a\nb"])
 def test_preview_refuses_a_family_that_is_no_family_id(
     capsys: pytest.CaptureFixture[str], family: str

@@ -23,6 +23,7 @@ import pytest
 from arena_core.domain.commitment_log import LOG_KEY
 from arena_local.cli import main
 from arena_local.verify import verify
+from arena_local.verify_records import CohortExports, derived_problems
 from arena_local.verify_site import HttpSite, open_site
 from tests.support.commitment_site import BETTOR, FALLBACK, CommittedSite, build_site
 
@@ -263,3 +264,68 @@ def test_an_endless_body_is_cut_at_the_cap(
         verify(HttpSite("https://example.test/arena", client))
     assert type(refused.value).__name__ == "UpstreamError"
     assert "more than 1000000 bytes" in str(refused.value)
+
+
+def completion(**usage: Any) -> str:
+    return json.dumps(
+        {
+            "model": "openai/gpt-5.2-2026",
+            "provider": "OpenAI",
+            "choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}],
+            "usage": usage,
+        }
+    )
+
+
+def exported(**changes: Any) -> tuple[dict[str, Any], Any]:
+    """A decision row and its reply and instruction rows, as the exports hold them."""
+    body = completion(prompt_tokens=1000, completion_tokens=50, cost=1.4e-05)
+    reply = {
+        "decision_id": "c1.f.w001",
+        "attempt": 1,
+        "model": "openai/gpt-5.2-2026",
+        "provider": "OpenAI",
+        "finish_reason": "stop",
+        "tokens_in": 1000,
+        "tokens_out": 50,
+        "cost_usd": "0.00001400",
+        "raw_body": body,
+    }
+    instruction = {"decision_id": "c1.f.w001", "index": 0, "executed": True}
+    row = {
+        "decision_id": "c1.f.w001",
+        "replies": 1,
+        "tokens_in": 1000,
+        "tokens_out": 50,
+        "cost_usd": "0.00001400",
+        "executed": 1,
+        "rejected": 0,
+    }
+    tables: dict[str, list[dict[str, Any]]] = {"replies": [reply], "instructions": [instruction]}
+    for key, value in changes.items():
+        table, column = key.split("__")
+        target = row if table == "decision" else tables[table][0]
+        target[column] = value
+    return row, CohortExports.of("c1", {"decisions": [row], **tables})
+
+
+def test_derived_fields_match_what_the_committed_rows_say() -> None:
+    assert derived_problems(*exported()) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"replies__tokens_in": 10}, "tokens_in 10 but its raw body says 1000"),
+        ({"replies__model": "anthropic/claude-opus-4.6"}, "model 'anthropic/claude-opus-4.6'"),
+        ({"replies__cost_usd": "0.5"}, "cost_usd '0.5' but its raw body"),
+        ({"replies__finish_reason": "length"}, "finish_reason 'length'"),
+        ({"decision__tokens_out": 5}, "tokens_out 5 but its replies add up to 50"),
+        ({"decision__replies": 3}, "replies 3 but its replies add up to 1"),
+        ({"decision__executed": 2}, "executed 2 but its instructions say 1"),
+        ({"decision__rejected": 1}, "rejected 1 but its instructions say 0"),
+    ],
+)
+def test_a_derived_field_that_lies_is_named(change: dict[str, Any], named: str) -> None:
+    problems = derived_problems(*exported(**change))
+    assert any(named in p for p in problems), problems

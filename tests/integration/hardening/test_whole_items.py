@@ -126,9 +126,10 @@ def make_world(stores: Stores, table: Table, methodology: Methodology) -> World:
     return World(stores, table, blobs, clock, cohort, items)
 
 
-@pytest.fixture(params=["dynamodb-local", "moto"])
+@pytest.fixture
 def engine(request: pytest.FixtureRequest) -> Iterator[tuple[Stores, Table]]:
-    if request.param == "moto":
+    """DynamoDB Local (AWS's own engine); moto too for the tests that ask (``@moto_too``)."""
+    if getattr(request, "param", "dynamodb-local") == "moto":
         with embedded_aws():
             stores = create_stores()
             table = stores.decisions.table  # type: ignore[attr-defined]
@@ -213,6 +214,9 @@ def check_bounded(world: World, record: DecisionRecord) -> None:
         assert record.outcome is not None and record.outcome.executed == len(trades)
 
 
+moto_too = pytest.mark.parametrize("engine", ["dynamodb-local", "moto"], indirect=True)
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 def test_the_largest_replies_fit_in_one_item_and_end_final(
     engine: tuple[Stores, Table], shape: str
@@ -225,13 +229,31 @@ def test_the_largest_replies_fit_in_one_item_and_end_final(
     check_bounded(world, record)
     assert agent.calls <= MAX_ATTEMPTS * (FORMAT_RETRIES + 1)
     if shape.startswith("a 190,000"):
-        assert record.status is DecisionStatus.SUCCEEDED
-        assert record.outcome is not None
-        assert [t.executed for t in record.outcome.trades] == [True, False]
-        rejected = record.outcome.trades[1]
-        assert rejected.rule == "unknown_market"
-        assert len(rejected.instruction.market_id) <= 129  # type: ignore[union-attr]
-        assert rejected.reason is not None and len(rejected.reason) <= 201
+        check_the_giant_id(record)
+
+
+@moto_too
+def test_a_giant_id_beside_a_valid_bet_on_both_engines(engine: tuple[Stores, Table]) -> None:
+    """The issue's case, on the engine that refused the item (DynamoDB Local: exhausted, its
+    trade applied, its outcome lost) and on the one that took part of it (moto: succeeded
+    with no outcome)."""
+    world = make_world(*engine, Methodology.V1)
+    record = world.until_final(
+        ScriptedAgent(SHAPES["a 190,000-character market id beside a valid bet"]())
+    )
+    check_bounded(world, record)
+    check_the_giant_id(record)
+
+
+def check_the_giant_id(record: DecisionRecord) -> None:
+    """The valid bet executed and is in the outcome; the giant id, cut, was rejected."""
+    assert record.status is DecisionStatus.SUCCEEDED
+    assert record.outcome is not None
+    assert [t.executed for t in record.outcome.trades] == [True, False]
+    rejected = record.outcome.trades[1]
+    assert rejected.rule == "unknown_market"
+    assert len(rejected.instruction.market_id) <= 129  # type: ignore[union-attr]
+    assert rejected.reason is not None and len(rejected.reason) <= 201
 
 
 @pytest.mark.parametrize("shape", PANEL_SHAPES)

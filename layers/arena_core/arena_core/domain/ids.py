@@ -78,8 +78,11 @@ def agent_id(text: object) -> str:
     if not isinstance(text, str) or "." not in text:
         raise InvalidIdError(f"not an agent id (<cohort>.<family>): {_shown(text)}")
     cohort, family = text.split(".", 1)
-    cohort_id(cohort)
-    family_id(family)
+    try:
+        cohort_id(cohort)
+        family_id(family)
+    except InvalidIdError as exc:
+        raise InvalidIdError(f"not an agent id: {_shown(text)}: {exc}") from exc
     return text
 
 
@@ -90,7 +93,10 @@ def decision_id(text: object) -> str:
     agent, week = text.rsplit(".", 1)
     if _WEEK.fullmatch(week) is None:
         raise InvalidIdError(f"not a decision id (<agent>.w<week>): {_shown(text)}")
-    agent_id(agent)
+    try:
+        agent_id(agent)
+    except InvalidIdError as exc:
+        raise InvalidIdError(f"not a decision id: {_shown(text)}: {exc}") from exc
     return text
 
 
