@@ -1,8 +1,8 @@
 """The decide use case: one agent, one decision week (methodology v1 §7-§10).
 
-claim → prompt → agent → parse (format retries, then a marked HOLD fallback) → checkpoint →
-execute the valid trades at the run's snapshot prices → publish the decision's commitment →
-complete the claim.
+check the request → claim → prompt → agent → parse (format retries, then a marked HOLD
+fallback) → checkpoint → execute the valid trades at the run's snapshot prices → publish the
+decision's commitment → complete the claim.
 
 Every step is safe to rerun. A succeeded decision is final, so a rerun returns at once. A run
 that crashed before its checkpoint is taken over when its lease expires and asks again; one that
@@ -16,6 +16,13 @@ are raised as retryable errors (the workflow retries; a retry resumes the stored
 was saved), fatal upstream errors (401, 402, ...) are raised as they are, loudly, never turned
 into a quiet HOLD. Each invocation claims under its own owner token: an invocation of the same
 run may take a claim over, and the one it replaced can no longer write anything.
+
+Nothing is claimed before the request is known good (its run time, its cohort, its week's
+universe): a bad request is a ``RunRequestError`` that leaves the agent-week untouched. Every
+end is final when it should be: the last attempt allowed that fails is recorded exhausted, and
+a decision that cannot be stored or decoded (``StoreLimitError``, ``CorruptRecordError``) is
+recorded failed, so nothing downstream waits on it. Decide publishes its commitment object
+only; Finalize lists it in the log.
 """
 
 from __future__ import annotations
