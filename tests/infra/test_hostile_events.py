@@ -63,7 +63,7 @@ HOSTILE_IDS = [
     "c2026-03-01.Claude Opus 4.6",
     "c2026-03-01." + "x" * 100_000,
     "c2026-03-01.baseline-random\x00",
-    "c2026-03-01.baseline-random.w001",
+    "c2026-03-01..w001",
 ]
 hostile_ids = st.sampled_from(HOSTILE_IDS) | st.text(max_size=30).filter(
     lambda t: "." not in t or "\n" in t or " " in t
