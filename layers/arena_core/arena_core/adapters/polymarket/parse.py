@@ -40,6 +40,8 @@ HALF = Decimal("0.5")
 MAX_OUTCOMES = 64
 MAX_VOLUME = Decimal("1e15")
 MAX_TOKEN_ID = 100  # CLOB token ids are 76-78 digit strings
+MAX_TEXT = 2_000  # a question, category, slug (recorded questions are far shorter)
+MAX_OUTCOME_NAME = 200  # an outcome name (the longest recorded: 29 characters)
 
 
 class _Fields:
@@ -67,6 +69,8 @@ class _Fields:
             return str(value)
         if not isinstance(value, str):
             raise self.fail(field, f"expected text, got {type(value).__name__}")
+        if len(value) > MAX_TEXT:  # every stored market item stays bounded
+            raise self.fail(field, f"is longer than {MAX_TEXT} characters")
         return value.strip()
 
     def flag(self, field: str) -> bool:
@@ -123,6 +127,8 @@ def _outcome_names(fields: _Fields) -> list[str]:
     names = fields.json_list("outcomes", required=True) or []
     if len(names) < 2 or not all(isinstance(n, str) and n.strip() for n in names):
         raise fields.fail("outcomes", f"expected two or more names, got {str(names)[:80]}")
+    if any(len(n) > MAX_OUTCOME_NAME for n in names):
+        raise fields.fail("outcomes", f"a name is longer than {MAX_OUTCOME_NAME} characters")
     return [n.strip() for n in names]
 
 
@@ -185,7 +191,7 @@ def _category(fields: _Fields) -> str | None:
     events = fields.raw.get("events")
     if isinstance(events, list) and events and isinstance(events[0], Mapping):
         category = events[0].get("category")
-        if isinstance(category, str) and category.strip():
+        if isinstance(category, str) and category.strip() and len(category) <= MAX_TEXT:
             return category.strip()
     return None
 
