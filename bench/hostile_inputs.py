@@ -337,6 +337,21 @@ def section_items(local: bool) -> None:
             partial(csv_split, table, column, text),
         )
 
+    def long_question(field: str, value: Any) -> Verdict:
+        payload = {"id": "1", "question": "Q?", "outcomes": '["Yes","No"]', field: value}
+        market = parse_market(payload)
+        return f"a market item of {len(market.model_dump_json())} bytes to store"
+
+    for field_, value in (
+        ("question", "Q" * 500_000),
+        ("outcomes", json.dumps(["Y" * 500_000, "No"])),
+    ):
+        case(
+            "2 items",
+            f"gamma {field_} of 500,000 characters",
+            partial(long_question, field_, value),
+        )
+
     def long_cell() -> Verdict:
         data = to_csv("replies", [{"raw_body": "x" * 300_000}]).decode()
         list(csv.reader(io.StringIO(data, newline="")))  # raises over 131,072
