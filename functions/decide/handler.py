@@ -7,13 +7,13 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from arena_core import bootstrap, entrypoints
 from arena_core.constants import Metric
 from arena_core.observability import count, logger, metrics, seconds, tracer
-from arena_core.workflow import DecideInput, FinalizeInput, RunInput
+from arena_core.workflow import DecideInput, FinalizeInput, RunInput, parse_event
 
 
 @logger.inject_lambda_context(log_event=True)
 @tracer.capture_lambda_handler
 def prepare(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    prepared = entrypoints.prepare(bootstrap.container(), RunInput.model_validate(event))
+    prepared = entrypoints.prepare(bootstrap.container(), parse_event(RunInput, event))
     logger.info("prepared", extra={"agents": len(prepared.items), "markets": prepared.markets})
     return prepared.model_dump(mode="json")
 
@@ -22,7 +22,7 @@ def prepare(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def decide(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    result = entrypoints.decide(bootstrap.container(), DecideInput.model_validate(event))
+    result = entrypoints.decide(bootstrap.container(), parse_event(DecideInput, event))
     count(Metric.DECISIONS, 1)
     count(Metric.FALLBACKS, int(result.fallback))
     count(Metric.REJECTED_TRADES, result.rejected)
@@ -35,7 +35,7 @@ def decide(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def finalize(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    result = entrypoints.finalize(bootstrap.container(), FinalizeInput.model_validate(event))
+    result = entrypoints.finalize(bootstrap.container(), parse_event(FinalizeInput, event))
     seconds(Metric.SNAPSHOT_DURATION, result.snapshot.seconds)
     logger.info("finalized", extra={"decisions": result.decisions})
     return result.model_dump(mode="json")

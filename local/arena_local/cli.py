@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from arena_core.domain import ids
 from arena_core.domain.panel import Methodology
 from arena_core.errors import ArenaError, ConfigurationError
 from arena_local import analyze_cli, cost_cli, lineup_cli, preview_cli, status_cli, verify_cli
@@ -193,8 +194,11 @@ def _bind(port: int, folder: Path) -> http.server.ThreadingHTTPServer:
 def _rerun(args: argparse.Namespace, today: date) -> int:
     from arena_local import operations  # noqa: PLC0415
 
-    # Refuse a week the workflow would misread before asking AWS anything.
+    # Refuse a week the workflow would misread, or a name that is no agent id, before asking
+    # AWS anything.
     operations.check_rerun_week(args.week, today)
+    for agent_id in args.agents or ():
+        ids.agent_id(agent_id)
     payload = operations.rerun_input(args.week, args.agents, args.max_concurrency)
     cloudformation, stepfunctions = operations.clients("cloudformation", "stepfunctions")
     outputs = operations.stack_outputs(cloudformation, args.stack)

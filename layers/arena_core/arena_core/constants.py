@@ -64,9 +64,12 @@ SNAPSHOT_SCHEDULE = _rate(SNAPSHOT_PERIOD)
 RESOLVE_SCHEDULE = _rate(RESOLVE_PERIOD)
 
 
+UNIVERSE_PREFIX = "universes/"
+
+
 def universe_key(week_start: date) -> str:
     """The audit key of a week's captured market universe (written once by its first run)."""
-    return f"universes/week-{week_start.isoformat()}.json"
+    return f"{UNIVERSE_PREFIX}week-{week_start.isoformat()}.json"
 
 
 # The site's Content-Security-Policy: no inline script or style, nothing from elsewhere. CloudFront

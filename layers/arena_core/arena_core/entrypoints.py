@@ -17,6 +17,7 @@ from arena_core.bootstrap import Container
 from arena_core.constants import RESOLVE_PERIOD, SNAPSHOT_PERIOD
 
 if TYPE_CHECKING:  # the workflow's models load only in the functions of the workflow
+    from arena_core.services.commitments import SealReport
     from arena_core.services.open_cohort import OpenCohortResult
     from arena_core.services.panel import PanelSettings
     from arena_core.services.publish_site import Scope, SiteReport
@@ -47,6 +48,8 @@ class FinalizeResult(_Result):
     decisions: dict[str, int]
     snapshot: SnapshotResult
     run_root: str | None = None  # the Merkle root of the run's commitments, when sealed
+    # Committed objects sealing skipped because they cannot be read (listed for an operator).
+    unreadable_commitments: tuple[str, ...] = ()
 
 
 class ResolveResult(_Result):
@@ -192,13 +195,18 @@ def finalize(c: Container, event: FinalizeInput) -> FinalizeResult:
     from arena_core.services.weekly_run import decision_counts  # noqa: PLC0415
 
     decisions = decision_counts(event.results)
-    root = seal_run(c, event)
+    report = seal_run(c, event)
     # The run's trades appear on the site at once, whatever the refresh window.
     snapshot = snapshot_and_publish(c, weekly=True)
-    return FinalizeResult(decisions=decisions, snapshot=snapshot, run_root=root)
+    return FinalizeResult(
+        decisions=decisions,
+        snapshot=snapshot,
+        run_root=report.root if report else None,
+        unreadable_commitments=report.unreadable if report else (),
+    )
 
 
-def seal_run(c: Container, event: FinalizeInput) -> str | None:
+def seal_run(c: Container, event: FinalizeInput) -> SealReport | None:
     """The run's commitment: the Merkle root of its decisions' commitments, written once per
     execution, and the log brought up to date. Before the site: it never waits on rendering."""
     from arena_core.services import commitments  # noqa: PLC0415
@@ -208,7 +216,7 @@ def seal_run(c: Container, event: FinalizeInput) -> str | None:
     if store is None:
         return None
     decided = [r.decision_id for r in event.results if isinstance(r, DecideOutput)]
-    report = commitments.seal_run(
+    return commitments.seal_run(
         c.stores.decisions,
         store,
         run_id=event.execution_id,
@@ -216,7 +224,6 @@ def seal_run(c: Container, event: FinalizeInput) -> str | None:
         decision_ids=decided,
         now=c.clock.now(),
     )
-    return report.root if report else None
 
 
 def publish_site(c: Container, scope: Scope | None = None) -> SiteReport:

@@ -11,13 +11,14 @@ import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
 import httpx
 
 from arena_core.adapters.site_publishers import MANIFEST
+from arena_core.domain.cohort import date_in_calendar
 from arena_core.domain.lineup import BASELINES, AgentKind, AgentSpec, default_lineup
 from arena_core.domain.panel import Methodology
 from arena_local.demo.errors import DemoError, LedgerMismatchDemoError
@@ -136,6 +137,14 @@ def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def check_weeks(start: date | None, weeks: int) -> None:
+    """The weeks simulated lie in the arena's calendar (``--start 0001-01-01`` or
+    ``9999-12-31`` would overflow the week arithmetic): refused before anything is touched."""
+    day = start or datetime.now(UTC).date()
+    date_in_calendar(day, "--start")
+    date_in_calendar(day + timedelta(days=7 * weeks), "the last simulated week")
+
+
 def first_sunday(start: date | None, stream: TextIO) -> datetime:
     """The Sunday the simulation starts from; a ``--start`` on another day says which it is."""
     sunday = demo_start(start or datetime.now(UTC).date())  # weeks are UTC weeks
@@ -171,6 +180,7 @@ def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
         raise DemoError("--weeks must be between 1 and 52")
     if not 10 <= request.site_refresh_minutes <= 10080:
         raise DemoError("--site-refresh must be between 10 and 10080 minutes")
+    check_weeks(request.start, request.weeks)
     llm = llm_options(request)
     lineup = choose_lineup(request, with_llms=llm is not None)
     markets = load_markets(request)

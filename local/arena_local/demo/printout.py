@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from arena_core.domain.lineup import AgentKind
 from arena_core.domain.panel import Methodology
+from arena_core.domain.text import terminal_text
 from arena_local.standins import is_stand_in
 
 FAMILY_WIDTH = 38
@@ -59,8 +60,9 @@ def _print_v1(rows: list[Row], title: str, stream: TextIO) -> None:
     for row in rows:
         brier = _with_interval(row, "brier", "brier_low", "brier_high", 3)
         ret = _with_interval(row, "return_pct_mean", "return_low", "return_high", 2)
+        name = terminal_text(row["display_name"])[:width]  # stored text, shown inert
         stream.write(
-            f"{_rank_range(row):<6} {row['display_name'][:width]:{width}} {brier:<22} "
+            f"{_rank_range(row):<6} {name:{width}} {brier:<22} "
             f"{_num(row.get('provisional_brier'), 3):>5} {_share(row.get('first_share')):>5} "
             f"{_num(row.get('brier_skill_vs_market'), 3):>6} {ret:<24} "
             f"{_num(row.get('total_pnl'), 2):>10} {_count(row.get('resolved_bets')):>4}  "
@@ -88,8 +90,9 @@ def _print_panel(rows: list[Row], stream: TextIO) -> None:
         brier = _with_interval(row, "brier", "brier_low", "brier_high", 3)
         trades = row.get("coherence_trades")
         coherent = f"{row.get('coherent_trades')}/{trades}" if trades else "-"
+        name = terminal_text(row["display_name"])[:width]  # stored text, shown inert
         stream.write(
-            f"{_rank_range(row):<6} {row['display_name'][:width]:{width}} {peer:<22} "
+            f"{_rank_range(row):<6} {name:{width}} {peer:<22} "
             f"{_share(row.get('first_share')):>5} "
             f"{brier:<22} {_num(row.get('brier_skill_vs_market'), 3):>6} "
             f"{_count(row.get('panel_forecasts')):>4} {_count(row.get('missing')):>4} "

@@ -163,7 +163,7 @@ def test_exports_round_trip_recomputes_brier_pnl_and_return(tmp_path: Path) -> N
                 ),
                 Decimal(0),
             )
-            total = cash + value.quantize(Decimal("0.01"), rounding="ROUND_DOWN")
+            total = cash + value.quantize(Decimal("0.01"), rounding="ROUND_HALF_EVEN")
             assert total == Decimal(agent["total_value"])
             pnl = total - STARTING_BALANCE
             assert pnl == Decimal(agent["total_pnl"])

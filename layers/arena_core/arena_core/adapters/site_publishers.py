@@ -14,13 +14,14 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from arena_core.errors import PersistenceError
+from arena_core.errors import InvalidIdError, PersistenceError
 from arena_core.ports.publisher import (
     PublishReport,
     SitePublisher,
     cache_control,
     content_type,
     digest,
+    site_key,
 )
 
 MANIFEST = ".site-manifest.json"
@@ -31,9 +32,18 @@ def _changed(files: Mapping[str, bytes], known: Mapping[str, str]) -> dict[str, 
 
 
 class LocalFolderPublisher(SitePublisher):
+    """Writes under ``root`` only: every key is a site key (``site_key``) and is checked
+    again, resolved, to stay inside the folder (a symlink inside it cannot lead out)."""
+
     def __init__(self, root: Path) -> None:
         self._root = root
         self._lock = threading.Lock()
+
+    def _target(self, path: str) -> Path:
+        target = self._root / site_key(path)
+        if not target.resolve().is_relative_to(self._root.resolve()):
+            raise InvalidIdError(f"the key {path[:80]!r} leads out of {self._root}")
+        return target
 
     def published(self) -> dict[str, str]:
         manifest = self._root / MANIFEST
@@ -46,8 +56,8 @@ class LocalFolderPublisher(SitePublisher):
         with self._lock:
             known = self.published()
             changed = _changed(files, known)
-            for path in sorted(changed):
-                target = self._root / path
+            targets = {path: self._target(path) for path in sorted(changed)}  # all, then write
+            for path, target in targets.items():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(files[path])
             self._root.mkdir(parents=True, exist_ok=True)
@@ -55,7 +65,10 @@ class LocalFolderPublisher(SitePublisher):
         return PublishReport(tuple(sorted(changed)), len(files) - len(changed))
 
     def read(self, path: str) -> bytes | None:
-        target = self._root / path
+        try:
+            target = self._target(path)
+        except InvalidIdError:
+            return None
         return target.read_bytes() if target.is_file() else None
 
 
@@ -79,6 +92,8 @@ class S3SitePublisher(SitePublisher):
     def publish(self, files: Mapping[str, bytes]) -> PublishReport:
         known = self.published()
         changed = _changed(files, known)
+        for path in changed:
+            site_key(path)  # every key checked before the first upload
         try:
             for path in sorted(changed):
                 self._client.put_object(

@@ -14,6 +14,7 @@ from enum import StrEnum
 from pydantic import field_validator, model_validator
 
 from arena_core.domain.base import DomainModel
+from arena_core.domain.ids import MarketId
 from arena_core.domain.money import ONE
 from arena_core.domain.text import CleanText
 from arena_core.errors import UnknownSideError
@@ -52,7 +53,7 @@ class OutcomeQuote(DomainModel):
 
 
 class Market(DomainModel):
-    market_id: CleanText
+    market_id: MarketId
     question: CleanText
     outcomes: tuple[OutcomeQuote, ...]
     status: MarketStatus = MarketStatus.OPEN

@@ -301,7 +301,7 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ("agent_id", "Agent id."),
             ("cohort_id", "Cohort id."),
             ("week", "Decision week (1 = the cohort's first Sunday)."),
-            ("status", "succeeded, retryable_failure, failed or claimed."),
+            ("status", "succeeded, retryable_failure, exhausted, failed or claimed."),
             ("action", "BET, SELL or HOLD."),
             ("fallback", "true when no valid reply came and HOLD was recorded instead."),
             ("fallback_reason", "Why the fallback happened."),

@@ -45,7 +45,10 @@ DECISION_TABLES: dict[str, tuple[str, tuple[Column, ...]]] = {
             ("latency_ms", "Milliseconds until the reply."),
             ("transport_attempts", "HTTP requests it took (transport retries included)."),
             ("error", "Why the reply could not be used (fed back to the model), else empty."),
-            ("reply_text", "The assistant message in the reply."),
+            (
+                "reply_text",
+                "The assistant message in the reply; empty when the raw body is the message.",
+            ),
             ("raw_body", "The raw response body as received (the whole completion JSON)."),
         ),
     ),
