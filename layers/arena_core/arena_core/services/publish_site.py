@@ -114,7 +114,11 @@ class PublishSiteService:
             return
         now = results_marker(view)
         earlier = self._publisher.read(RESULTS_MARK.format(cohort_id=cohort_id))
-        before = dict(line.split(" ", 1) for line in (earlier or b"").decode().splitlines())
+        before = dict(
+            line.split(" ", 1)
+            for line in (earlier or b"").decode("utf-8", "replace").splitlines()
+            if " " in line
+        )
         moved = {d for d, value in now.items() if before.get(d) != value}
         if moved:
             view.details = collector.details(view, moved)
