@@ -9,6 +9,7 @@ from __future__ import annotations
 from aws_cdk import Acknowledgment, Stack, Validations
 
 from infra.constructs.grants import (
+    BOOKKEEPING,
     COMMITMENTS,
     COMMITTED_DECISIONS,
     COMMITTED_RUNS,
@@ -62,8 +63,14 @@ def wildcard_resources(stack: Stack) -> dict[str, str]:
 
     found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/*]"] = (
         "The publishers (Snapshot, Resolve, Finalize) PutObject the static site's pages and "
-        "exports, whose keys grow with cohorts and agents; they read back only the manifest (a "
-        "single key) and are granted no delete or bucket administration."
+        "exports, whose keys grow with cohorts and agents; they are granted no delete or bucket "
+        "administration."
+    )
+    found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/{BOOKKEEPING}]"] = (
+        "The publishers read back their own bookkeeping: the manifest of digests and, per "
+        "cohort, what its pages were rendered from (_internal/cohorts/<id>/...): keys grow with "
+        "cohorts, so the _internal/ prefix (never served: the distribution is denied it) is the "
+        "narrowest pattern."
     )
     found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/{DATA}]"] = (
         "The publishers read back the dataset files earlier publications wrote (the markets "

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from arena_core.adapters.site_publishers import state_folder
 from arena_core.errors import ConfigurationError
 from arena_local import operations
 from arena_local.status import STATUS_FILE, Execution, Status, collect, render
@@ -19,7 +20,11 @@ from arena_local.status import STATUS_FILE, Execution, Status, collect, render
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], stack: str) -> None:
     status = commands.add_parser("status", help="cohorts, runs, failures and the site at a glance")
-    status.add_argument("--dir", type=Path, help="a demo's output folder (./site) instead")
+    status.add_argument(
+        "--dir",
+        type=Path,
+        help="a demo's output folder (./site; its status is in ./site.state) instead",
+    )
     status.add_argument("--stack", default=stack)
 
 
@@ -33,7 +38,9 @@ def run(args: argparse.Namespace, now: datetime | None = None) -> int:
 MAX_STATUS_BYTES = 1024 * 1024  # a demo's status.json is a few kilobytes
 
 
-def _from_dir(folder: Path) -> Status:
+def _from_dir(site: Path) -> Status:
+    """The status a demo left in its state folder, beside the site (``site.state``)."""
+    folder = state_folder(site)
     path = folder / STATUS_FILE
     try:
         return Status.model_validate_json(read_regular(path, MAX_STATUS_BYTES))

@@ -95,6 +95,7 @@ PUBLISH_S3: Grants = {
     "Audit/decisions/*": {"s3:GetObject"},
     "Audit/universes/*": {"s3:GetObject"},
     "Site/*": {"s3:PutObject"},
+    "Site/_internal/*": {"s3:GetObject"},
     "Site/.site-manifest.json": {"s3:GetObject"},
     "Site/data/*": {"s3:GetObject"},
     "Site": {"s3:ListBucket"},

@@ -25,6 +25,7 @@ import pytest
 
 from arena_core.adapters.openrouter import OpenRouterClient
 from arena_core.adapters.retry import Retrier, RetryPolicy
+from arena_core.adapters.site_publishers import state_folder
 from arena_core.errors import ArenaError
 from arena_core.ports.llm import ChatMessage, LLMRequest
 from arena_local import operations
@@ -53,6 +54,13 @@ def no_aws(monkeypatch: pytest.MonkeyPatch) -> None:
 # --- arena status --dir ---------------------------------------------------------------------
 
 
+def status_file(tmp_path: Path) -> Path:
+    """Where ``arena status --dir <tmp_path>/site`` reads: the demo's state folder beside it."""
+    state = state_folder(tmp_path / "site")
+    state.mkdir(exist_ok=True)
+    return state / STATUS_FILE
+
+
 def good_status() -> str:
     status = Status(
         at=datetime(2026, 3, 1, tzinfo=UTC),
@@ -72,8 +80,8 @@ def good_status() -> str:
 def test_status_refuses_a_link_to_dev_zero(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / STATUS_FILE).symlink_to("/dev/zero")
-    assert main(["status", "--dir", str(tmp_path)]) == 2
+    status_file(tmp_path).symlink_to("/dev/zero")
+    assert main(["status", "--dir", str(tmp_path / "site")]) == 2
     assert "link" in one_line(capsys.readouterr().err, "status")
 
 
@@ -82,10 +90,8 @@ def test_status_refuses_a_link_to_a_file_outside_the_folder(
 ) -> None:
     secret = tmp_path / "secret.json"
     secret.write_text(good_status().replace("null}", '"the secret"}'))
-    folder = tmp_path / "site"
-    folder.mkdir()
-    (folder / STATUS_FILE).symlink_to(secret)
-    assert main(["status", "--dir", str(folder)]) == 2
+    status_file(tmp_path).symlink_to(secret)
+    assert main(["status", "--dir", str(tmp_path / "site")]) == 2
     out, err = capsys.readouterr()
     assert "the secret" not in out + err
     one_line(err, "status")
@@ -94,15 +100,15 @@ def test_status_refuses_a_link_to_a_file_outside_the_folder(
 def test_status_refuses_a_fifo_without_waiting(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    os.mkfifo(tmp_path / STATUS_FILE)
+    os.mkfifo(status_file(tmp_path))
     result: list[int] = []
     worker = threading.Thread(
-        target=lambda: result.append(main(["status", "--dir", str(tmp_path)])), daemon=True
+        target=lambda: result.append(main(["status", "--dir", str(tmp_path / "site")])), daemon=True
     )
     worker.start()
     worker.join(timeout=10)
     if worker.is_alive():  # unblock the reader, then fail
-        with open(tmp_path / STATUS_FILE, "wb"):
+        with open(status_file(tmp_path), "wb"):
             pass
         worker.join(timeout=5)
         pytest.fail("arena status --dir waited on a FIFO")
@@ -121,8 +127,8 @@ def test_status_refuses_a_fifo_without_waiting(
 def test_status_refuses_an_oversized_or_garbled_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, why: str
 ) -> None:
-    (tmp_path / STATUS_FILE).write_bytes(content)
-    assert main(["status", "--dir", str(tmp_path)]) == 2
+    status_file(tmp_path).write_bytes(content)
+    assert main(["status", "--dir", str(tmp_path / "site")]) == 2
     assert why in one_line(capsys.readouterr().err, "status")
 
 
@@ -144,8 +150,8 @@ def test_status_prints_stored_text_inert(
             ],
         }
     ]
-    (tmp_path / STATUS_FILE).write_text(json.dumps(document))
-    assert main(["status", "--dir", str(tmp_path)]) == 0
+    status_file(tmp_path).write_text(json.dumps(document))
+    assert main(["status", "--dir", str(tmp_path / "site")]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\r" not in out and "\x07" not in out
     assert not any(line.startswith("Site: forged") for line in out.splitlines())

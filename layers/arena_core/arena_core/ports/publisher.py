@@ -11,6 +11,15 @@ from dataclasses import dataclass
 from arena_core.errors import InvalidIdError
 
 MAX_KEY_BYTES = 1024  # S3's limit on a key
+# The publication's own bookkeeping (its manifest, what each cohort's pages were rendered from)
+# lives under this prefix: never a page or a file for readers. A folder publisher keeps it
+# beside the site folder; on S3 the distribution is refused it (infra/constructs/site.py).
+INTERNAL = "_internal/"
+
+
+def is_internal(path: str) -> bool:
+    return path.startswith(INTERNAL)
+
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",

@@ -26,7 +26,7 @@ from arena_core.analysis.figures import Rules
 from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
-from arena_core.ports.publisher import PublishReport, SitePublisher, digest
+from arena_core.ports.publisher import INTERNAL, PublishReport, SitePublisher, digest
 from arena_core.site import exports
 from arena_core.site.build import SiteBuild
 from arena_core.site.cohort_tables import cohort_tables
@@ -42,9 +42,10 @@ from arena_core.site.results import results_marker
 from arena_core.site.tables import GLOBAL_TABLES
 from arena_core.site.universes import new_universes, run_weeks, universe_path
 
-COMPLETION_MARK = "data/cohorts/{cohort_id}/completed"
-DECISIONS_MARK = "data/cohorts/{cohort_id}/decisions.txt"  # what its decision pages show
-RESULTS_MARK = "data/cohorts/{cohort_id}/results.txt"  # the results its decision pages show
+# The publication's own marks, kept out of what readers are served (``INTERNAL``).
+COMPLETION_MARK = INTERNAL + "cohorts/{cohort_id}/completed"
+DECISIONS_MARK = INTERNAL + "cohorts/{cohort_id}/decisions.txt"  # what its decision pages show
+RESULTS_MARK = INTERNAL + "cohorts/{cohort_id}/results.txt"  # the results they show
 COSTS_PATH = "data/costs.json"  # carried over: the rows of every cohort
 POSITIONS_PATH = "data/position_returns.json"  # carried over: completed cohorts' positions
 HOME = "index.html"
