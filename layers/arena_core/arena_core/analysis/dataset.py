@@ -37,7 +37,7 @@ def text(value: str) -> str:
 def parse_table(name: str, data: bytes, required: Sequence[str]) -> list[Record]:
     """The rows of a published CSV table, after checking it is UTF-8 and has ``required``."""
     try:
-        body = data.decode("utf-8")
+        body = data.decode("utf-8-sig")  # a spreadsheet's byte order mark is no column name
     except UnicodeDecodeError as exc:
         raise DatasetError(f"{name}.csv is not UTF-8 (byte {exc.start})") from exc
     try:
