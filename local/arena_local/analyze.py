@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 import zipfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -23,13 +24,15 @@ from pathlib import Path
 
 import httpx
 
+from arena_core.analysis.board import MARKET
 from arena_core.analysis.dataset import parse_table, text
-from arena_core.errors import DatasetError
+from arena_core.errors import ConfigurationError, DatasetError
 from arena_core.site import boards, exports, tables
 from arena_core.site.boards import BoardResult
 
 MAX_BYTES = 512 * 1024 * 1024  # a year of data is tens of megabytes: far below this
-TIMEOUT = httpx.Timeout(30.0)
+TIMEOUT = httpx.Timeout(30.0)  # between two reads: a server may still drip bytes forever
+DEADLINE = 300.0  # seconds for one file over HTTP, however it arrives
 INPUTS = (*boards.INPUT_TABLES, *boards.PANEL_INPUT_TABLES)
 OUTPUTS = ("leaderboard", "panel_leaderboard", "pairwise")
 
@@ -87,14 +90,16 @@ class ZipSource(Source):
 class UrlSource(Source):
     """A published site (or its ``data/`` folder) over HTTP; bodies are capped in size."""
 
-    def __init__(self, url: str, client: httpx.Client) -> None:
+    def __init__(self, url: str, client: httpx.Client, deadline: float = DEADLINE) -> None:
         base = url.rstrip("/")
         self._base = base if base.endswith("/data") else base + "/data"
         self._client = client
+        self._deadline = deadline
         self.location = url
 
     def get(self, name: str) -> bytes | None:
         url = f"{self._base}/{name}"
+        give_up = time.monotonic() + self._deadline
         try:
             with self._client.stream("GET", url) as response:
                 if response.status_code in (403, 404):
@@ -106,6 +111,8 @@ class UrlSource(Source):
                     body += chunk
                     if len(body) > MAX_BYTES:
                         raise DatasetError(f"{url} is larger than {MAX_BYTES:,} bytes")
+                    if time.monotonic() > give_up:
+                        raise DatasetError(f"{url} took over {self._deadline:g} s to arrive")
                 return bytes(body)
         except httpx.HTTPError as exc:
             raise DatasetError(f"cannot fetch {url}: {exc}") from exc
@@ -129,6 +136,13 @@ class Subset:
     families: frozenset[str] | None = None
     since: date | None = None
     until: date | None = None
+
+    def __post_init__(self) -> None:
+        if self.since is not None and self.until is not None and self.since > self.until:
+            raise ConfigurationError(
+                f"--since {self.since.isoformat()} is after --until {self.until.isoformat()}:"
+                " no week is in between"
+            )
 
     @property
     def everything(self) -> bool:
@@ -156,7 +170,8 @@ def _week_of(table: str, row: Mapping[str, str]) -> date | None:
         raise DatasetError(f"{table}.csv: {raw[:40]!r} is not a week") from exc
 
 
-def _subset(name: str, data: bytes, subset: Subset) -> bytes:
+def _subset(name: str, data: bytes, subset: Subset) -> tuple[bytes, set[str]]:
+    """The table's rows the subset keeps, and every family id the whole table names."""
     rows = parse_table(name, data, ())
     kept = [r for r in rows if subset.keeps(name, r)]
     buffer = io.StringIO()
@@ -164,7 +179,7 @@ def _subset(name: str, data: bytes, subset: Subset) -> bytes:
     writer = csv.DictWriter(buffer, fieldnames=header, lineterminator="\n")
     writer.writeheader()
     writer.writerows(kept)
-    return buffer.getvalue().encode()
+    return buffer.getvalue().encode(), {text(r.get("family_id") or "") for r in rows}
 
 
 def analyse(source: Source, subset: Subset = Subset()) -> list[BoardResult]:
@@ -174,10 +189,19 @@ def analyse(source: Source, subset: Subset = Subset()) -> list[BoardResult]:
         raise DatasetError(f"{source.location} has no {boards.SETTINGS}: is it a dataset?")
     rules, versions = boards.read_settings(settings)
     found: dict[str, bytes] = {}
+    named = {MARKET}  # every family the dataset has rows of, and the market
     for name in INPUTS:
         data = source.get(f"{name}.csv")
-        if data is not None:
-            found[name] = data if subset.everything else _subset(name, data, subset)
+        if data is None:
+            continue
+        if subset.everything:
+            found[name] = data
+        else:
+            found[name], families = _subset(name, data, subset)
+            named |= families
+    unknown = sorted((subset.families or frozenset()) - named)
+    if unknown:  # a typo would otherwise analyse nothing and say nothing
+        raise DatasetError(f"{source.location} has no family {', '.join(unknown)}")
     return [boards.build(found, version, rules) for version in versions]
 
 

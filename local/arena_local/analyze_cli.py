@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from arena_core.errors import ConfigurationError
 from arena_local.analyze import Subset, analyse, json_files, open_source, rows_of
 from arena_local.arguments import week
 from arena_local.demo.printout import print_tables
@@ -34,8 +35,12 @@ def run(args: argparse.Namespace) -> int:
     rows = rows_of(results)
     print_tables(rows("leaderboard"), rows("panel_leaderboard"), sys.stdout)
     if args.json is not None:
-        args.json.mkdir(parents=True, exist_ok=True)
-        for name, body in json_files(results).items():
-            (args.json / name).write_bytes(body)
-        print(f"Wrote {', '.join(json_files(results))} to {args.json}")
+        files = json_files(results)
+        try:
+            args.json.mkdir(parents=True, exist_ok=True)
+            for name, body in files.items():
+                (args.json / name).write_bytes(body)
+        except OSError as exc:  # a file in the way, no permission, a full disk
+            raise ConfigurationError(f"cannot write to {args.json}: {exc.strerror or exc}") from exc
+        print(f"Wrote {', '.join(files)} to {args.json}")
     return 0

@@ -29,9 +29,8 @@ def forecast(
         event_id=f"e-{market}",
         week=f"w{week:02d}",
         p_yes=p,
-        market_p_yes=0.5,
         outcome=outcome,
-        **extra,  # type: ignore[arg-type]
+        **{"market_p_yes": 0.5, **extra},  # type: ignore[arg-type]
     )
 
 
@@ -172,3 +171,47 @@ def test_nothing_is_shown_below_the_validity_minimum(scheme: Clustering) -> None
         assert result.brier is not None and not result.brier.shown
         assert result.missing == "3 of 4 weeks needed"
     assert all(p.verdict is Verdict.TOO_FEW for p in found.pairs)
+
+
+def test_a_brier_difference_interval_never_leaves_minus_one_to_one() -> None:
+    """A - B of two Brier scores lies in [-1, 1]; with few clusters (a t with one degree of
+    freedom) the unclipped interval reached [-2.39, +3.90]."""
+    rows = []
+    for w in range(2):
+        for i in range(2):
+            rows.append(forecast("wrong", w, f"m{w}{i}", 0.9 if (w, i) == (1, 1) else 0.0, 1))
+            rows.append(forecast("right", w, f"m{w}{i}", 1.0, 1))
+    found = board(rows)
+    (pair,) = [p for p in found.pairs if {p.family_a, p.family_b} == {"wrong", "right"}]
+    d = pair.difference
+    assert d is not None and d.low is not None and d.high is not None
+    unclipped = critical_value(d.df, 0.05) * d.se
+    assert d.estimate + unclipped > 1.0 and d.estimate - unclipped < -1.0  # it would have left
+    assert -1.0 <= d.low <= d.estimate <= d.high <= 1.0
+    assert pair.verdict is Verdict.UNDECIDED  # clipping changes no verdict
+
+
+def test_a_tiny_alpha_still_counts_the_weeks_an_undecided_pair_needs() -> None:
+    """With alpha / pairs below about 1e-16, 1 - alpha / 2 rounded to 1.0 and the normal
+    quantile raised StatisticsError (a traceback in ``arena analyze`` on such settings)."""
+    rows = _noisy(4, {"a": 0.2, "b": 0.22, "c": 0.6}, 3, 12)
+    rules = Rules(min_forecasts=5, min_cohorts=1, min_weeks=2, min_events=2, alpha=1e-17)
+    pairs = board(rows, rules=rules).pairs
+    undecided = [p for p in pairs if p.verdict is Verdict.UNDECIDED and p.difference]
+    assert undecided and all(p.more_weeks is not None and p.more_weeks >= 1 for p in undecided)
+
+
+def test_rows_that_tie_on_who_when_and_what_give_the_same_board_in_any_order() -> None:
+    """An agent may bet twice on one market in a week at one confidence and two prices; the
+    market's own forecast of that question took whichever row came first."""
+    rows = [
+        forecast("a", w, f"m{w}{i}", 0.6, (w + i) % 2, market_p_yes=0.3 + 0.1 * i)
+        for w in range(3)
+        for i in range(4)
+    ]
+    twin = forecast("a", 0, "m00", 0.6, 0, market_p_yes=0.9)
+    forward, backward = board([*rows, twin]), board([twin, *rows])
+    for found in (forward, backward):
+        assert found.families[MARKET].brier is not None
+    assert forward.families[MARKET].brier == backward.families[MARKET].brier
+    assert forward.pairs == backward.pairs

@@ -120,3 +120,20 @@ def test_covariance_of_a_family_with_itself_is_its_variance() -> None:
         totals = clustered.totals(psi, units, scheme)
         variance, _ = clustered.variance(psi, units, scheme)
         assert clustered.covariance(totals, totals, scheme) == pytest.approx(variance)
+
+
+def test_a_two_way_variance_left_by_rounding_falls_back_to_the_larger_one_way() -> None:
+    """Events nested in weeks (one market each) make V_event and V_event-and-week cancel;
+    weeks with equal sums make V_week zero. Rounding left ~1e-34 instead of 0.0, so the
+    "not positive" fallback was skipped and six varied Brier scores got a zero-width interval
+    (the demo's breakdowns printed 0.5950 [0.5950, 0.5950])."""
+    # The Briers of one family's Politics bets in a three-week demo: 0.8 on a NO, 0.7416 on a
+    # NO, the same the next week, then 0.8 on a NO and 0.2584 on a YES.
+    values = [0.8**2, 0.741626794258**2] * 2 + [0.8**2, (0.258373205742 - 1) ** 2]
+    units = [Unit(f"e{i}", f"w{i // 2}") for i in range(6)]
+    found = clustered.mean(values, units, Clustering.EVENT_WEEK)
+    by_event = clustered.mean(values, units, Clustering.EVENT)
+    assert found is not None and by_event is not None
+    assert by_event.se > 0.01
+    assert found.se == pytest.approx(by_event.se, rel=1e-9)
+    assert found.df == 2

@@ -52,8 +52,19 @@ class Board:
         return sum(p.p_value is not None for p in self.pairs)
 
 
-def _row_order(row: Forecast) -> tuple[str, str, str, str, str, float]:
-    return (row.family_id, row.week, row.market_id, row.cohort_id, row.agent_id, row.p_yes)
+def _row_order(row: Forecast) -> tuple[object, ...]:
+    """Every field, so that no two different rows tie: an agent may bet twice on a market in a
+    week, at the same confidence and another price (which one the market's own forecast takes
+    must not depend on the order the rows came in)."""
+    return (
+        row.family_id, row.week, row.market_id, row.cohort_id, row.agent_id, row.p_yes,
+        row.market_p_yes, row.outcome, row.matured, row.event_id, row.category, row.horizon,
+        row.peer is not None, row.peer or 0.0, row.baseline is not None, row.baseline or 0.0,
+    )  # fmt: skip
+
+
+def _position_order(row: PositionPnl) -> tuple[object, ...]:
+    return (row.family_id, row.week, row.cohort_id, row.market_id, row.event_id, row.pnl_pct)
 
 
 def _by_family(rows: Sequence[Forecast]) -> dict[str, list[Forecast]]:
@@ -144,16 +155,16 @@ def analyze(
     # One canonical order, whatever order the rows came in (a store's, a CSV's): every sum is
     # then added up in the same order, so the site and ``arena analyze`` agree to the bit.
     forecasts = sorted(forecasts, key=_row_order)
-    returns = sorted(returns, key=lambda r: (r.family_id, r.week, r.cohort_id))
+    returns = sorted(
+        returns, key=lambda r: (r.family_id, r.week, r.cohort_id, r.return_pct, r.matured)
+    )
     rows = [*forecasts, *market_forecasts(forecasts, rankable, with_peer=peer_market)]
     by_family = _by_family(rows)
     by_family_returns: dict[str, list[CohortReturn]] = {}
     for entry in returns:
         by_family_returns.setdefault(entry.family_id, []).append(entry)
     by_family_positions: dict[str, list[PositionPnl]] = {}
-    for position in sorted(
-        positions, key=lambda p: (p.family_id, p.week, p.cohort_id, p.market_id)
-    ):
+    for position in sorted(positions, key=_position_order):
         by_family_positions.setdefault(position.family_id, []).append(position)
     names = sorted(set(by_family) | set(by_family_returns))
     results = {

@@ -81,6 +81,8 @@ def _keys(units: Sequence[Unit], scheme: Clustering) -> tuple[Sequence[Hashable]
     return ([u.event for u in units], [u.week for u in units], units)
 
 
+_CANCELLED = 1e-12  # a two-way variance this small beside its parts is rounding, not signal
+
 _SIGNS = {
     Clustering.WEEK: (1.0,),
     Clustering.EVENT: (1.0,),
@@ -120,7 +122,10 @@ def _cross(a: Totals, b: Totals, scheme: Clustering) -> tuple[float, float]:
         parts.append(cross * count / (count - 1))
     combined = math.fsum(sign * part for sign, part in zip(_SIGNS[scheme], parts, strict=True))
     if scheme is Clustering.EVENT_WEEK:
-        if combined <= 0.0 and a is b:
+        # "Not positive" up to rounding: when events nest in weeks, V_event and V_intersection
+        # are equal and cancel, and weeks with equal sums leave 1e-34 where 0.0 was meant (a
+        # zero-width interval over varied scores, decided by the last bit).
+        if combined <= _CANCELLED * max(map(abs, parts)) and a is b:
             combined = max(parts[0], parts[1])
         return combined, float(max(min(counts[0], counts[1]) - 1, 0))
     return combined, float(max(counts[0] - 1, 0))

@@ -78,6 +78,12 @@ def question_values(
     return {key: (math.fsum(v) / len(v), units[key]) for key, v in sums.items()}
 
 
+def difference_bounds(bounds: tuple[float, float]) -> tuple[float, float]:
+    """The range of A - B when A and B both lie in ``bounds`` (Brier: [-1, 1])."""
+    low, high = bounds
+    return low - high, high - low
+
+
 def _tested(  # noqa: PLR0917 (one pair's fields, as PairResult takes them)
     a: str,
     b: str,
@@ -86,12 +92,13 @@ def _tested(  # noqa: PLR0917 (one pair's fields, as PairResult takes them)
     estimate: Estimate | None,
     missing: str | None,
     rules: Rules,
+    bounds: tuple[float, float] = (-math.inf, math.inf),
 ) -> PairResult:
     if estimate is None:
         return PairResult(
             a, b, measure, lower_is_better, None, None, None, None, None, Verdict.NOTHING_SHARED
         )
-    shown = figure(estimate, (-math.inf, math.inf), rules.alpha, missing)
+    shown = figure(estimate, bounds, rules.alpha, missing)
     if shown is None or not shown.shown:
         return PairResult(
             a, b, measure, lower_is_better, shown, None, None, None, None, Verdict.TOO_FEW
@@ -131,7 +138,9 @@ def _more_weeks(difference: Figure, strict: float) -> int | None:
     observed = abs(difference.estimate)
     if observed == 0.0 or difference.se == 0.0:
         return None
-    z = NormalDist().inv_cdf(1.0 - strict / 2.0)
+    # The lower tail: 1 - strict / 2 rounds to 1.0 (which inv_cdf refuses) once strict is
+    # below about 1e-16, as a small alpha over many pairs makes it.
+    z = -NormalDist().inv_cdf(strict / 2.0)
     needed = difference.weeks * (z * difference.se / observed) ** 2
     return max(1, math.ceil(needed - difference.weeks))
 
@@ -160,7 +169,16 @@ def compare_forecasts(
         estimate = clustered.mean(diffs, units, rules.clustering)
         missing = rules.shortfall(estimate.weeks, estimate.events) if estimate else None
         results.append(
-            _tested(a, b, measure.name, measure.lower_is_better, estimate, missing, rules)
+            _tested(
+                a,
+                b,
+                measure.name,
+                measure.lower_is_better,
+                estimate,
+                missing,
+                rules,
+                difference_bounds(measure.bounds),
+            )
         )
     return _finish(results, rules)
 

@@ -365,8 +365,11 @@ def read_settings(data: bytes) -> tuple[Rules, list[str]]:
         versions = [str(v) for v in found["methodologies"]]
     except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise DatasetError(f"{SETTINGS} cannot be read: {type(exc).__name__}") from exc
-    if not 0.0 < parsed.alpha < 1.0 or not versions or set(versions) - {V1, V1_PANEL}:
+    known = {V1, V1_PANEL}
+    if not 0.0 < parsed.alpha < 1.0 or not versions or set(versions) - known:
         raise DatasetError(f"{SETTINGS} holds an unknown methodology or an alpha outside (0, 1)")
+    if len(set(versions)) != len(versions):  # each would be a second, identical leaderboard
+        raise DatasetError(f"{SETTINGS} names a methodology twice")
     return parsed, versions
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from enum import Enum
 from typing import Any
 
@@ -104,7 +104,9 @@ def fixed(value: Any, places: int | None) -> Any:
     if isinstance(value, float):
         value = Decimal(repr(value))
     if isinstance(value, Decimal) and value.is_finite():
-        rounded = value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+        with localcontext() as context:  # room for every digit: 28 raised on 1e30 at 2 places
+            context.prec = max(context.prec, value.adjusted() + places + 2)
+            rounded = value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
         return abs(rounded) if rounded == 0 else rounded  # never "-0.00"
     return value
 
