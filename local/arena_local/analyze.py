@@ -30,7 +30,9 @@ from arena_core.errors import ConfigurationError, DatasetError
 from arena_core.site import boards, exports, tables
 from arena_core.site.boards import BoardResult
 
-MAX_BYTES = 512 * 1024 * 1024  # a year of data is tens of megabytes: far below this
+# All the files of one dataset together, at most: a year of data is tens of megabytes, and a
+# table takes about ten times its size in memory once parsed.
+MAX_BYTES = 128 * 1024 * 1024
 TIMEOUT = httpx.Timeout(30.0)  # between two reads: a server may still drip bytes forever
 DEADLINE = 300.0  # seconds for one file over HTTP, however it arrives
 INPUTS = (*boards.INPUT_TABLES, *boards.PANEL_INPUT_TABLES)
@@ -38,13 +40,23 @@ OUTPUTS = ("leaderboard", "panel_leaderboard", "pairwise")
 
 
 class Source(ABC):
-    """Files of a dataset's ``data/`` folder, by name."""
+    """Files of a dataset's ``data/`` folder, by name, at most ``MAX_BYTES`` of them in all."""
 
     location: str
+    taken = 0  # bytes read so far
 
     @abstractmethod
     def get(self, name: str) -> bytes | None:
         """The file, or None when the dataset has none."""
+
+    def take(self, name: str, size: int) -> None:
+        """Count ``size`` more bytes of ``name``; refused once the dataset passes the limit."""
+        self.taken += size
+        if self.taken > MAX_BYTES:
+            raise DatasetError(f"{self.location}: the dataset passes {MAX_BYTES:,} bytes at {name}")
+
+    def close(self) -> None:  # noqa: B027 - a folder holds nothing open; the others override
+        """Release what the source holds open."""
 
 
 class FolderSource(Source):
@@ -57,8 +69,7 @@ class FolderSource(Source):
         target = self._root / name
         if not target.is_file():
             return None
-        if target.stat().st_size > MAX_BYTES:
-            raise DatasetError(f"{name} is larger than {MAX_BYTES:,} bytes")
+        self.take(name, target.stat().st_size)
         return target.read_bytes()
 
 
@@ -78,13 +89,14 @@ class ZipSource(Source):
         member = self._members.get(name)
         if member is None:
             return None
-        info = self._zip.getinfo(member)
-        if info.file_size > MAX_BYTES:
-            raise DatasetError(f"{name} is larger than {MAX_BYTES:,} bytes")
+        self.take(name, self._zip.getinfo(member).file_size)
         try:
             return self._zip.read(member)
         except (zipfile.BadZipFile, OSError, ValueError) as exc:  # a truncated or garbled zip
             raise DatasetError(f"{name} cannot be read from {self.location}: {exc}") from exc
+
+    def close(self) -> None:
+        self._zip.close()
 
 
 class UrlSource(Source):
@@ -109,13 +121,15 @@ class UrlSource(Source):
                 body = bytearray()
                 for chunk in response.iter_bytes():
                     body += chunk
-                    if len(body) > MAX_BYTES:
-                        raise DatasetError(f"{url} is larger than {MAX_BYTES:,} bytes")
+                    self.take(name, len(chunk))
                     if time.monotonic() > give_up:
                         raise DatasetError(f"{url} took over {self._deadline:g} s to arrive")
                 return bytes(body)
         except httpx.HTTPError as exc:
             raise DatasetError(f"cannot fetch {url}: {exc}") from exc
+
+    def close(self) -> None:
+        self._client.close()
 
 
 def open_source(location: str, client: httpx.Client | None = None) -> Source:

@@ -31,7 +31,11 @@ def run(args: argparse.Namespace) -> int:
     families = None
     if args.families is not None:
         families = frozenset(f.strip() for f in args.families.split(",") if f.strip())
-    results = analyse(open_source(args.dataset), Subset(families, args.since, args.until))
+    source = open_source(args.dataset)
+    try:
+        results = analyse(source, Subset(families, args.since, args.until))
+    finally:
+        source.close()
     rows = rows_of(results)
     print_tables(rows("leaderboard"), rows("panel_leaderboard"), sys.stdout)
     if args.json is not None:

@@ -16,6 +16,7 @@ import pytest
 
 from arena_core.analysis.figures import Rules
 from arena_core.errors import DatasetError
+from arena_local import analyze
 from arena_local.analyze import UrlSource
 from arena_local.cli import main
 from tests.support.scenario import Scenario, build
@@ -174,3 +175,22 @@ def test_a_site_answering_html_is_one_line(
     serve: Callable[[Reply], str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     one_line(capsys, ["analyze", serve(_html)], "analysis.json cannot be read")
+
+
+def test_a_dataset_over_the_total_limit_is_one_line(
+    data: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each file under the limit, all of them together over it: refused, not parsed (a table
+    takes about ten times its size in memory)."""
+    sizes = sorted((p.stat().st_size for p in data.glob("*.csv")), reverse=True)
+    monkeypatch.setattr(analyze, "MAX_BYTES", sizes[0] + sizes[1] // 2)
+    one_line(capsys, ["analyze", str(data)], "the dataset passes")
+
+
+def test_a_forecast_listed_twice_is_one_line(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = data / "forecasts.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join([*lines, lines[1]]))
+    one_line(capsys, ["analyze", str(data)], f"line {len(lines) + 1} repeats line 2 (trade_id)")

@@ -1,7 +1,7 @@
 """What a reader can reach in a published site folder: from the home page, every link and
 source of every page reached (``href``, ``src``), every file the dataset's listings name
-(``data/cohorts.json``, ``data/datapackage.json``, the commitment log) and the JSON twin of every CSV reached (the
-data page says every table is exported as both), transitively."""
+(``data/cohorts.json``, ``data/datapackage.json``, the commitment log) and the JSON twin of
+every CSV reached (the data page says every table is exported as both), transitively."""
 
 from __future__ import annotations
 

@@ -10,8 +10,8 @@ import pytest
 
 from arena_core.analysis.board import MARKET, Board, analyze
 from arena_core.analysis.clustered import Clustering
-from arena_core.analysis.figures import BRIER, PEER, Measure, Rules
-from arena_core.analysis.pairs import Verdict
+from arena_core.analysis.figures import BRIER, PEER, Figure, Measure, Rules
+from arena_core.analysis.pairs import Verdict, weeks_to_call
 from arena_core.analysis.rows import Forecast
 from arena_core.analysis.tdist import critical_value
 
@@ -215,3 +215,111 @@ def test_rows_that_tie_on_who_when_and_what_give_the_same_board_in_any_order() -
         assert found.families[MARKET].brier is not None
     assert forward.families[MARKET].brier == backward.families[MARKET].brier
     assert forward.pairs == backward.pairs
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_every_pair_interval_excludes_zero_exactly_when_the_pair_is_called(seed: int) -> None:
+    """Issue 25 §4: no row reads "undecided" beside an interval that excludes 0. Before, the
+    interval was each pair's own 95% and the verdict Holm's, so 65 of 76 rows of the default
+    demo disagreed. Now each interval is at its Holm step's level, at least 95% on its own."""
+    skills = {"a": 0.1, "b": 0.13, "c": 0.16, "d": 0.2, "e": 0.2}
+    found = board(_noisy(seed, skills, 4, 10))
+    tested = [p for p in found.pairs if p.p_value is not None]
+    assert tested
+    for pair in tested:
+        shown = pair.difference
+        assert shown is not None and shown.low is not None and shown.high is not None
+        assert (shown.low > 0 or shown.high < 0) == pair.decided, pair
+        assert pair.level is not None and pair.level <= LOW.alpha
+        own = critical_value(shown.df, LOW.alpha) * shown.se  # the unadjusted half-width
+        assert shown.high - shown.low >= 2 * own * (1 - 1e-12) or shown.low == -1 or shown.high == 1
+
+
+def test_a_pair_undecided_by_holm_no_longer_shows_an_interval_that_excludes_zero() -> None:
+    """Five pairs whose own 95% intervals all exclude 0 with p just under 0.05: Holm calls
+    none of them (the smallest p is not below 0.05 / 5), and no interval may say otherwise."""
+    rows = []
+    rng = random.Random(11)
+    for week in range(3):
+        for i in range(6):
+            outcome = i % 2
+            base = 0.5 + rng.uniform(-0.05, 0.05)
+            for k, family in enumerate("abcde"):
+                edge = (0.04 * k + rng.gauss(0, 0.09)) * (1 if outcome else -1)
+                rows.append(forecast(family, week, f"w{week}q{i}", base + edge, outcome))
+    found = board(rows)
+    near = [p for p in found.pairs if p.p_value is not None and p.p_value < 0.05 and not p.decided]
+    assert near, "the case needs a pair significant alone and not after Holm"
+    for pair in near:
+        assert pair.difference is not None and pair.difference.low is not None
+        assert pair.difference.low <= 0 <= pair.difference.high  # type: ignore[operator]
+
+
+def test_a_pair_whose_every_shared_question_differs_alike_says_so_instead_of_a_verdict() -> None:
+    rows = [
+        forecast(family, w, f"m{w}{i}", p, 1)
+        for w in range(3)
+        for i in range(4)
+        for family, p in (("a", 0.8), ("b", 0.6))
+    ]
+    (pair,) = board(rows).pairs[:1]
+    assert pair.verdict is Verdict.TOO_FEW and pair.p_value is None
+    assert pair.difference is not None and pair.difference.low is None
+    assert pair.difference.missing is not None and "no error" in pair.difference.missing
+
+
+def test_a_rank_never_falls_outside_its_own_range() -> None:
+    """A family better on the questions both answered, worse on its own mean (it alone answered
+    many hard ones): the verdict orders the two, the mean does not override it."""
+    rng = random.Random(3)
+    rows = []
+    for week in range(6):
+        for i in range(6):
+            outcome = rng.randrange(2)
+            sure = 0.9 if outcome else 0.1
+            rows.append(forecast("a", week, f"s{week}{i}", 0.5 + rng.uniform(-0.1, 0.1), outcome))
+            rows.append(
+                forecast("b", week, f"s{week}{i}", sure + rng.uniform(-0.05, 0.05), outcome)
+            )
+        for i in range(40):
+            outcome = rng.randrange(2)
+            rows.append(forecast("a", week, f"a{week}{i}", 0.99 if outcome else 0.01, outcome))
+            rows.append(forecast("b", week, f"b{week}{i}", 0.3 if outcome else 0.7, outcome))
+    found = board(rows)
+    a, b = found.families["a"], found.families["b"]
+    assert a.brier is not None and b.brier is not None and a.brier.estimate < b.brier.estimate
+    (pair,) = [p for p in found.pairs if {p.family_a, p.family_b} == {"a", "b"}]
+    assert pair.better() == "b"
+    for result in (a, b):
+        best, worst = result.rank_range  # type: ignore[misc]
+        assert result.rank is not None and best <= result.rank <= worst
+    assert (b.rank, a.rank) == (1, 2)
+
+
+def test_more_weeks_counts_with_students_t_not_the_normal() -> None:
+    """With few weeks the normal quantile promises a verdict too soon: the weeks given are the
+    fewest at which t, on the degrees of freedom those weeks bring, would call the pair."""
+    shown = Figure(0.03, None, None, 0.02, 1.0, 40, 2, 2, None)
+    strict = 0.05 / 21
+    extra = weeks_to_call(shown, strict)
+    assert extra is not None
+
+    def half(more: int) -> float:
+        return critical_value(1.0 + more, strict) * 0.02 * math.sqrt(2 / (2 + more))
+
+    assert half(extra) < 0.03 <= half(extra - 1)
+
+
+def test_a_skill_interval_stays_above_the_lowest_skill_possible() -> None:
+    """Skill vs market = 1 - B / B_market, with B at most 1: never below 1 - 1 / B_market."""
+    rows = [
+        forecast("wild", w, f"m{w}{i}", 0.02 if i % 3 else 0.97, 1, market_p_yes=0.9)
+        for w in range(3)
+        for i in range(9)
+    ]
+    found = board(rows).families["wild"].skill
+    assert found is not None and found.low is not None
+    market_brier = 0.1**2
+    assert found.low == pytest.approx(1 - 1 / market_brier)
+    unclipped = found.estimate - critical_value(found.df, 0.05) * found.se
+    assert unclipped < found.low

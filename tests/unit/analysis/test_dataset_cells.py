@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from arena_core.analysis.dataset import Cell
+from arena_core.analysis.dataset import KEYS, Cell, cells
 from arena_core.errors import DatasetError
+from arena_core.site import fields
 
 
 def cell(**row: str) -> Cell:
@@ -40,3 +41,28 @@ def test_numbers_in_range_are_read_exactly() -> None:
     assert cell(x="-99.5").number("x") == -99.5
     assert cell(x="999999999999999").number("x") == 999_999_999_999_999.0
     assert str(cell(x="12.340").decimal("x")) == "12.340"
+
+
+@pytest.mark.parametrize("raw", ["wXXXX", "w2026-03-02", "2026-03-01", "w2026-02-30", "w"])
+def test_a_run_week_is_w_and_a_sundays_date(raw: str) -> None:
+    """Before, any text was a week: ``wXXXX`` clustered as a week of its own."""
+    with pytest.raises(DatasetError, match=r"column run_week: .* is not a run week"):
+        cell(run_week=raw).week("run_week")
+    assert cell(run_week="w2026-03-01").week("run_week") == "w2026-03-01"
+
+
+def test_a_row_read_twice_is_refused_not_counted_twice() -> None:
+    rows = [
+        {"trade_id": "t1", "x": "1"},
+        {"trade_id": "t2", "x": "1"},
+        {"trade_id": "t1", "x": "2"},
+    ]
+    with pytest.raises(DatasetError, match=r"forecasts.csv line 4 repeats line 2 \(trade_id\)"):
+        list(cells("forecasts", rows))
+    assert len(list(cells("forecasts", rows[:2]))) == 2
+    assert len(list(cells("forecasts", [{"x": "1"}, {"x": "1"}]))) == 2  # no key column: unchecked
+
+
+def test_the_input_tables_keys_are_the_datapackages_primary_keys() -> None:
+    for table, key in KEYS.items():
+        assert fields.KEYS[table] == key, table

@@ -29,7 +29,7 @@ from arena_core.analysis.families import (
 )
 from arena_core.analysis.figures import BRIER, Measure, Rules
 from arena_core.analysis.pairs import PairResult, compare_forecasts, compare_returns
-from arena_core.analysis.ranks import first_shares, rank_ranges
+from arena_core.analysis.ranks import first_shares, order_by_verdicts, rank_ranges
 from arena_core.analysis.rows import CohortReturn, Forecast, PositionPnl
 from arena_core.scoring.seeds import seed_for
 
@@ -81,8 +81,8 @@ def _ranked(
     measure: Measure,
     rules: Rules,
 ) -> dict[str, FamilyResult]:
-    """Rank the eligible families by the ranked measure (then Brier), with ranges from the
-    verdicts and the share of draws in which each is first."""
+    """Rank the eligible families by the verdicts, then the ranked measure (then Brier), with
+    ranges from the verdicts and the share of draws in which each is first."""
 
     def key(result: FamilyResult) -> tuple[float, float, str]:
         value = result.ranked(measure)
@@ -90,8 +90,9 @@ def _ranked(
         sign = 1.0 if measure.lower_is_better else -1.0
         return (sign * (value.estimate if value else 0.0), brier, result.family_id)
 
-    eligible = sorted((r for r in results.values() if r.eligible), key=key)
-    order = [r.family_id for r in eligible]
+    by_figure = sorted((r for r in results.values() if r.eligible), key=key)
+    order = order_by_verdicts([r.family_id for r in by_figure], pairs)
+    eligible = [results[family] for family in order]
     ranges = rank_ranges(order, pairs)
     shares = _first_shares(order, matured, measure, rules)
     found = dict(results)

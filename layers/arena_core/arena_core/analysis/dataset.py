@@ -14,7 +14,7 @@ import csv
 import io
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 
 from arena_core.analysis.rows import CohortReturn, Forecast, PositionPnl
@@ -100,6 +100,17 @@ class Cell:
             raise self.fail(column, f"{raw[:40]!r} is not true or false")
         return raw == "true"
 
+    def week(self, column: str) -> str:
+        """A run week as exported: ``w`` and the ISO date of its Sunday (``w2026-03-01``)."""
+        raw = self.row[column]
+        try:
+            day = date.fromisoformat(raw[1:]) if raw.startswith("w") and len(raw) == 11 else None
+        except ValueError:
+            day = None
+        if day is None or day.isoweekday() != 7:
+            raise self.fail(column, f"{raw[:40]!r} is not a run week (w and a Sunday's date)")
+        return raw
+
     def moment(self, column: str) -> datetime | None:
         raw = self.row.get(column, "")
         if raw == "":
@@ -113,8 +124,30 @@ class Cell:
         return found
 
 
+# What identifies a row of each input table (the datapackage's primary keys): a row read twice
+# would count twice. A table without its key columns (a hand-made one) is read unchecked.
+KEYS = {
+    "forecasts": ("trade_id",),
+    "panel_scores": ("cohort_id", "week", "market_id", "agent_id"),
+    "family_returns": ("methodology", "family_id", "cohort_id"),
+    "position_returns": ("position_id",),
+    "families": ("methodology", "family_id"),
+}
+
+
 def cells(name: str, rows: Sequence[Record]) -> Iterator[Cell]:
+    """Each row of table ``name`` as a ``Cell``; a row whose key was already read is refused."""
+    key = KEYS.get(name, ()) if rows and all(c in rows[0] for c in KEYS.get(name, ())) else ()
+    seen: dict[tuple[str, ...], int] = {}
     for line, row in enumerate(rows, 2):
+        if key:
+            values = tuple(row[c] for c in key)
+            if values in seen:
+                raise DatasetError(
+                    f"{name}.csv line {line} repeats line {seen[values]} "
+                    f"({', '.join(key)}): a row counted twice would weigh twice"
+                )
+            seen[values] = line
         yield Cell(name, line, row)
 
 
@@ -153,7 +186,7 @@ def bets(rows: Sequence[Record]) -> list[Bet]:
                 cohort_id=cell.text("cohort_id"),
                 market_id=cell.text("market_id"),
                 event_id=cell.text("event_id"),
-                week=cell.text("run_week"),
+                week=cell.week("run_week"),
                 p_yes=cell.number("p_yes"),
                 market_p_yes=cell.number("market_p_yes"),
                 outcome=cell.integer("outcome"),
@@ -197,7 +230,7 @@ def panel_entries(rows: Sequence[Record]) -> list[PanelEntry]:
                 cohort_id=cell.text("cohort_id"),
                 market_id=cell.text("market_id"),
                 event_id=cell.text("event_id"),
-                week=cell.text("run_week"),
+                week=cell.week("run_week"),
                 p_yes=cell.number("p_yes"),
                 market_p_yes=cell.number("market_p_yes"),
                 outcome=cell.integer("outcome"),
@@ -263,7 +296,7 @@ def positions(rows: Sequence[Record]) -> list[PositionPnl]:
             cohort_id=cell.text("cohort_id"),
             market_id=cell.text("market_id"),
             event_id=cell.text("event_id"),
-            week=cell.text("run_week"),
+            week=cell.week("run_week"),
             pnl_pct=cell.number("pnl_pct"),
         )
         for cell in cells("position_returns", rows)

@@ -113,10 +113,15 @@ def _mean_figure(rows: Sequence[Forecast], measure: Measure, rules: Rules) -> Fi
 
 
 def skill_figure(rows: Sequence[Forecast], rules: Rules) -> Figure | None:
+    """Brier skill vs the market on the same forecasts. With the market's mean Brier B_m on
+    them, the family's lies in [0, 1], so its skill in [1 - 1 / B_m, 1]: the interval stays in."""
     briers, market = [r.brier for r in rows], [r.market_brier for r in rows]
     estimate = clustered.skill(briers, market, [r.unit for r in rows], rules.clustering)
     missing = rules.shortfall(estimate.weeks, estimate.events) if estimate else None
-    return figure(estimate, SKILL_BOUNDS, rules.alpha, missing)
+    bounds = SKILL_BOUNDS
+    if market and math.fsum(market) > 0.0:
+        bounds = (1.0 - len(market) / math.fsum(market), SKILL_BOUNDS[1])
+    return figure(estimate, bounds, rules.alpha, missing)
 
 
 def calibration(rows: Sequence[Forecast]) -> Calibration:

@@ -5,9 +5,13 @@ forecaster's value is the mean over its forecasts of it (several cohorts ask a f
 panel question; a v1 family may bet twice). The mean difference A - B over shared questions
 gets its clustered standard error (questions of one event, and of one week, stay together);
 the test is Student's t on it, and the verdicts of all pairs tested together are Holm-adjusted,
-so the chance of any false "A better than B" stays at most ``alpha``. On returns the unit is a
-completed cohort both ran; its error comes from the cohorts' positions, clustered like
-forecasts (cohorts that run at the same time hold the same markets).
+so the chance of any false "A better than B" stays at most ``alpha``. Each pair's interval is
+at the level of its own Holm step (``alpha / (m - j + 1)`` for the j-th smallest p-value, or
+the step where Holm stopped for a pair it did not call): it excludes 0 exactly when the pair is
+called, and covers the true difference at least ``1 - alpha`` of the time on its own.
+
+On returns the unit is a completed cohort both ran; its error comes from the cohorts'
+positions, clustered like forecasts (cohorts that run at the same time hold the same markets).
 
 A pair below the validity minimum gets no interval and no verdict, and says what it lacks;
 an undecided pair says how many more weeks would call it if the difference held.
@@ -30,6 +34,8 @@ from arena_core.analysis.tdist import critical_value, two_sided_p
 
 RETURN = "return_pct"
 POWER = 0.80
+NO_SPREAD = "the same difference on every shared question: no error to estimate"
+FAR_WEEKS = 4096  # past these (80 years), the normal quantile stands in for t's
 
 
 class Verdict(StrEnum):
@@ -54,6 +60,7 @@ class PairResult:
     detectable: float | None  # the smallest |A - B| this sample would call with 80% power
     more_weeks: int | None  # weeks more until called, if the difference held; None if decided
     verdict: Verdict
+    level: float | None = None  # the alpha of the interval shown (its Holm step's), once tested
 
     @property
     def decided(self) -> bool:
@@ -103,46 +110,110 @@ def _tested(  # noqa: PLR0917 (one pair's fields, as PairResult takes them)
         return PairResult(
             a, b, measure, lower_is_better, shown, None, None, None, None, Verdict.TOO_FEW
         )
-    p = two_sided_p(estimate.t(), estimate.df) if estimate.se > 0 else float(estimate.estimate == 0)
+    if estimate.se == 0.0:  # every shared unit differs alike: no error, so no interval
+        flat = replace(shown, low=None, high=None, missing=NO_SPREAD)
+        return PairResult(
+            a, b, measure, lower_is_better, flat, None, None, None, None, Verdict.TOO_FEW
+        )
+    p = two_sided_p(estimate.t(), estimate.df)
     return PairResult(a, b, measure, lower_is_better, shown, p, None, None, None, Verdict.UNDECIDED)
 
 
-def _finish(results: list[PairResult], rules: Rules) -> list[PairResult]:
-    """Holm over the tested pairs, then each pair's verdict, detectable difference and the
-    weeks it still needs (at Holm's strictest level, alpha / m)."""
+def _finish(
+    results: list[PairResult], rules: Rules, bounds: tuple[float, float] = (-math.inf, math.inf)
+) -> list[PairResult]:
+    """Holm over the tested pairs: each pair's interval at its step's level, its verdict (the
+    interval excludes 0), its detectable difference and the weeks it still needs (both at
+    Holm's strictest level, alpha / m)."""
     tested = [i for i, r in enumerate(results) if r.p_value is not None]
     m = len(tested)
     adjusted = holm_adjust([results[i].p_value or 0.0 for i in tested])
+    levels = holm_levels([results[i] for i in tested], rules.alpha, bounds)
     done = list(results)
-    for index, p_holm in zip(tested, adjusted, strict=True):
+    for index, p_holm, level in zip(tested, adjusted, levels, strict=True):
         result = results[index]
         difference = result.difference
         assert difference is not None  # tested pairs have one
+        difference = at_level(difference, level, bounds)
         verdict = Verdict.UNDECIDED
-        if p_holm < rules.alpha:
+        if excludes_zero(difference):
             lower = difference.estimate < 0
             verdict = Verdict.A_BETTER if lower == result.lower_is_better else Verdict.B_BETTER
         strict = rules.alpha / m
         power = critical_value(difference.df, 2 * (1 - POWER))
         detectable = (critical_value(difference.df, strict) + power) * difference.se
-        more = None if verdict is not Verdict.UNDECIDED else _more_weeks(difference, strict)
+        more = None if verdict is not Verdict.UNDECIDED else weeks_to_call(difference, strict)
         done[index] = replace(
-            result, p_holm=p_holm, verdict=verdict, detectable=detectable, more_weeks=more
+            result,
+            difference=difference,
+            p_holm=p_holm,
+            verdict=verdict,
+            detectable=detectable,
+            more_weeks=more,
+            level=level,
         )
     return done
 
 
-def _more_weeks(difference: Figure, strict: float) -> int | None:
-    """Weeks more until |A - B| would be called at level ``strict``, if it held and the
-    standard error shrank like one over the square root of the weeks; None at 0 difference."""
+def at_level(shown: Figure, level: float, bounds: tuple[float, float]) -> Figure:
+    """``shown`` with its interval at ``level`` (an alpha), clipped to ``bounds``."""
+    half = critical_value(shown.df, level) * shown.se
+    return replace(
+        shown,
+        low=max(bounds[0], shown.estimate - half),
+        high=min(bounds[1], shown.estimate + half),
+    )
+
+
+def excludes_zero(shown: Figure) -> bool:
+    return shown.low is not None and shown.high is not None and (shown.low > 0 or shown.high < 0)
+
+
+def holm_levels(
+    tested: Sequence[PairResult], alpha: float, bounds: tuple[float, float]
+) -> list[float]:
+    """The level of each tested pair's interval, in input order: Holm's step-down walks the
+    p-values from the smallest, the j-th (from 0) at ``alpha / (m - j)``, calling a pair while
+    its interval at that level excludes 0; the pair where it stops and every pair after it
+    take that step's level, at which none of their intervals excludes 0 either."""
+    m = len(tested)
+    order = sorted(range(m), key=lambda i: (tested[i].p_value or 0.0, i))
+    levels = [0.0] * m
+    stopped: float | None = None
+    for step, index in enumerate(order):
+        level = alpha / (m - step)
+        difference = tested[index].difference
+        assert difference is not None
+        if stopped is None and not excludes_zero(at_level(difference, level, bounds)):
+            stopped = level
+        levels[index] = stopped if stopped is not None else level
+    return levels
+
+
+def weeks_to_call(difference: Figure, strict: float) -> int | None:
+    """Weeks more until |A - B| would be called at level ``strict``, if it held, the standard
+    error shrank like one over the square root of the weeks and the degrees of freedom grew
+    with them (Student's t: with few weeks the normal would promise too soon); None at 0."""
     observed = abs(difference.estimate)
     if observed == 0.0 or difference.se == 0.0:
         return None
-    # The lower tail: 1 - strict / 2 rounds to 1.0 (which inv_cdf refuses) once strict is
-    # below about 1e-16, as a small alpha over many pairs makes it.
-    z = -NormalDist().inv_cdf(strict / 2.0)
-    needed = difference.weeks * (z * difference.se / observed) ** 2
-    return max(1, math.ceil(needed - difference.weeks))
+    weeks = max(difference.weeks, 1)
+
+    def called(extra: int) -> bool:
+        scale = math.sqrt(weeks / (weeks + extra))
+        return critical_value(difference.df + extra, strict) * difference.se * scale < observed
+
+    high = 1
+    while not called(high):
+        high *= 2
+        if high > FAR_WEEKS:  # t is the normal by then: its closed form
+            z = -NormalDist().inv_cdf(strict / 2.0)
+            return max(1, math.ceil(weeks * (z * difference.se / observed) ** 2 - weeks))
+    low = high // 2  # not called at low (or low is 0), called at high
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if called(middle) else (middle, high)
+    return high
 
 
 def holm_adjust(p_values: Sequence[float]) -> list[float]:
@@ -180,7 +251,7 @@ def compare_forecasts(
                 difference_bounds(measure.bounds),
             )
         )
-    return _finish(results, rules)
+    return _finish(results, rules, difference_bounds(measure.bounds))
 
 
 def _return_estimate(

@@ -2,10 +2,15 @@
 family comes first.
 
 A ranked family's range runs from 1 + the number of families a verdict calls better than it to
-N - the number it calls worse. Verdicts hold the familywise error rate (Holm), so with
-probability at least 1 - alpha no verdict is false and every range contains the true rank: the
-validity benchmark measures it. Ranges from overlapping marginal intervals, used before, were
-always right and said nothing (all seven ranks for half a year).
+N - the number it calls worse. The order itself follows the verdicts first and the families'
+own figures second (``order_by_verdicts``): each family's figure is over all it forecast, a
+verdict over what two families share, and on different questions the two can disagree; a
+rank outside its own range would be a contradiction on one row.
+
+Verdicts hold the familywise error rate (Holm), so with probability at least 1 - alpha no
+verdict is false and every range contains the true rank: the validity benchmark measures it.
+Ranges from overlapping marginal intervals, used before, were always right and said nothing
+(all seven ranks for half a year).
 
 The share of draws in which a family ranks first comes from the normal approximation of the
 families' joint sampling distribution (their clustered covariance: families are scored on the
@@ -23,20 +28,49 @@ from arena_core.analysis.pairs import PairResult
 DRAWS = 4000
 
 
-def rank_ranges(order: Sequence[str], pairs: Sequence[PairResult]) -> dict[str, tuple[int, int]]:
-    """Best and worst rank of each family of ``order`` that the decided pairs among them allow."""
+def _decided(order: Sequence[str], pairs: Sequence[PairResult]) -> list[tuple[str, str]]:
+    """(winner, loser) of every decided pair between two families of ``order``."""
     members = set(order)
-    above = dict.fromkeys(order, 0)  # families called better than it
-    below = dict.fromkeys(order, 0)  # families called worse than it
+    found = []
     for pair in pairs:
         winner = pair.better()
         if winner is None or pair.family_a not in members or pair.family_b not in members:
             continue
-        loser = pair.family_b if winner == pair.family_a else pair.family_a
+        found.append((winner, pair.family_b if winner == pair.family_a else pair.family_a))
+    return found
+
+
+def order_by_verdicts(preferred: Sequence[str], pairs: Sequence[PairResult]) -> list[str]:
+    """``preferred`` reordered so that every family a verdict calls better comes first: at
+    each place the first family of ``preferred`` that no remaining family is called better
+    than. Verdicts that contradict each other (a cycle, which needs a false one) leave the
+    remaining families in ``preferred`` order."""
+    beaten_by: dict[str, set[str]] = {family: set() for family in preferred}
+    for winner, loser in _decided(preferred, pairs):
+        beaten_by[loser].add(winner)
+    remaining = list(preferred)
+    placed: list[str] = []
+    while remaining:
+        free = [f for f in remaining if not beaten_by[f] & set(remaining)]
+        chosen = free[0] if free else remaining[0]
+        placed.append(chosen)
+        remaining.remove(chosen)
+    return placed
+
+
+def rank_ranges(order: Sequence[str], pairs: Sequence[PairResult]) -> dict[str, tuple[int, int]]:
+    """Best and worst rank of each family of ``order`` that the decided pairs among them allow
+    (widened to its place in ``order`` should contradictory verdicts put it outside)."""
+    above = dict.fromkeys(order, 0)  # families called better than it
+    below = dict.fromkeys(order, 0)  # families called worse than it
+    for winner, loser in _decided(order, pairs):
         above[loser] += 1
         below[winner] += 1
     total = len(order)
-    return {family: (1 + above[family], total - below[family]) for family in order}
+    return {
+        family: (min(1 + above[family], place), max(total - below[family], place))
+        for place, family in enumerate(order, 1)
+    }
 
 
 def _cholesky(matrix: Sequence[Sequence[float]]) -> list[list[float]]:

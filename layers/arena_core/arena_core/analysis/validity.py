@@ -22,7 +22,7 @@ INTERVAL_NAMES = {
     "skill": "Skill vs market",
     "return": "Return",
     "peer": "Peer score",
-    "pair": "Pair difference",
+    "pair": "Pair difference (at its Holm level, ≥ 95%)",
 }
 GAP_NAMES = {"0.01": "Brier gap 0.01", "0.02": "Brier gap 0.02", "0.05": "Brier gap 0.05"}
 

@@ -192,6 +192,7 @@ STATISTICS = (
     "win_rate",
     "difference",
     "first_share",
+    "confidence",
     "ece",
     "provisional",
     "p_value",

@@ -221,10 +221,17 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ("difference", "Mean of A - B over the shared units."),
             (
                 "difference_low",
-                "Lower end of its 95% interval (clustered by event and run week; empty below the "
-                "minimum sample).",
+                "Lower end of its interval (clustered by event and run week, at the level in "
+                "confidence; empty below the minimum sample). It excludes 0 exactly when the pair "
+                "is called.",
             ),
-            ("difference_high", "Upper end of its 95% interval."),
+            ("difference_high", "Upper end of its interval."),
+            (
+                "confidence",
+                "The interval's level: its Holm step's, 1 - 0.05 / (pairs not yet called when "
+                "Holm reached it), so at least 0.95; a pair Holm did not call takes the level of "
+                "the step where Holm stopped.",
+            ),
             ("p_value", "Two-sided p-value of Student's t on the clustered difference."),
             ("p_holm", "The p-value Holm-adjusted over all pairs tested on the measure."),
             (

@@ -181,6 +181,7 @@ def pair_record(pair: PairResult, methodology: str) -> Record:
         "weeks": difference.weeks if difference else 0,
         "events": difference.events if difference else 0,
         **interval_cells("difference", difference),
+        "confidence": figure(None if pair.level is None else 1.0 - pair.level),
         "p_value": figure(pair.p_value),
         "p_holm": figure(pair.p_holm),
         "detectable": figure(pair.detectable),
