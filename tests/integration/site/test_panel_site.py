@@ -36,7 +36,7 @@ from tests.support.html_tables import table
 from tests.support.markets import StaticMarketSource
 from tests.support.panel_exports import read_csv, recompute_panel_leaderboard
 
-PANEL = PanelSettings(size=4)
+PANEL = PanelSettings(size=6)
 RULES = Rules(min_forecasts=4, min_cohorts=2, min_weeks=2, min_events=2)
 MODELS = [s.family_id for s in default_lineup() if s.kind is AgentKind.LLM]
 
@@ -46,7 +46,7 @@ def week_markets(week: int, run_at: datetime) -> list[Market]:
         binary(f"w{week}m{i}", str(Decimal("0.30") + Decimal("0.1") * i)).model_copy(
             update={"end_date": run_at + timedelta(days=3), "category": f"cat-{i % 2}"}
         )
-        for i in range(5)
+        for i in range(10)
     ]
 
 
@@ -158,9 +158,9 @@ def test_panel_tables_are_written_and_documented(site: Path) -> None:
         header = (folder / f"{name}.csv").read_text().splitlines()[0].split(",")
         assert header == [c for c, _ in TABLES[name][1]]
     questions = read_csv(folder / "panel_questions.csv")
-    assert {q["requested"] for q in questions} == {"4"} and {q["status"] for q in questions} == {
-        "scored"
-    }
+    assert {q["requested"] for q in questions} == {str(PANEL.size)} and {
+        q["status"] for q in questions
+    } == {"scored"}
 
 
 def test_model_pages_show_each_version_and_the_coherence(site: Path) -> None:
@@ -180,3 +180,20 @@ def test_pairwise_and_methodology_pages_cover_the_panel(site: Path) -> None:
     methodology = (site / "methodology.html").read_text()
     assert 'id="panel"' in methodology and "peer score" in methodology
     assert "What changes from v1" in methodology
+
+
+def test_every_panel_market_has_its_page_and_its_row_in_markets(site: Path) -> None:
+    """Issue 28 §4: before, 45 of 58 panel markets of the v1+panel demo had neither (only what
+    an agent traded was recorded)."""
+    asked = {
+        row["market_id"]
+        for path in (site / "data" / "cohorts").glob("*/panel_questions.csv")
+        for row in read_csv(path)
+    }
+    traded = {row["market_id"] for row in read_csv(site / "data" / "forecasts.csv")}
+    assert asked - traded, "the case needs panel markets no agent traded"
+    rows = {row["market_id"]: row for row in read_csv(site / "data" / "markets.csv")}
+    assert asked <= set(rows)
+    for market_id in asked:
+        assert (site / "markets" / f"{market_id}.html").is_file(), market_id
+        assert rows[market_id]["asked_by_panel"] == "true", rows[market_id]
