@@ -1,6 +1,7 @@
 """Site generation: pages and exports, incremental publishing, and the export round trip."""
 
 import csv
+import gzip
 import io
 import json
 from collections import defaultdict
@@ -63,6 +64,13 @@ def test_every_page_and_export_is_written(tmp_path: Path) -> None:
         assert (tmp_path / f"data/cohorts/{cohort}/{table}.csv").is_file()
         assert (tmp_path / f"data/cohorts/{cohort}/{table}.json").is_file()
     assert report.uploaded == report.files
+
+
+def test_the_home_page_stays_under_50_kb_gzipped(tmp_path: Path) -> None:
+    """Issue 28 §6 (its size at 52 weeks is printed by bench/bench_site.py)."""
+    build(tmp_path, weeks=3).publish()
+    home = (tmp_path / "index.html").read_bytes()
+    assert len(gzip.compress(home)) < 50_000
 
 
 def test_untrusted_text_is_escaped_in_html(tmp_path: Path) -> None:
