@@ -23,6 +23,7 @@ from pathlib import Path
 
 from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.agents.baselines import AlwaysHold, MarketFollower, RandomAgent
+from arena_core.constants import universe_key
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.market import Market, MarketStatus, OutcomeQuote, Resolution, ResolutionKind
@@ -98,8 +99,9 @@ def history(weeks: int, folder: Path) -> tuple[PublishSiteService, FixedClock, S
         cohort = Cohort.open(opened, default_lineup())
         stores.cohorts.create_cohort(cohort, cohort.agents())
         markets = source.add_week(week)
-        ref = blobs.put(
-            f"u/{week}.json", json.dumps([m.model_dump(mode="json") for m in markets]).encode()
+        ref = blobs.put(  # the week's universe where the decide path looks for it
+            universe_key(opened.date()),
+            json.dumps([m.model_dump(mode="json") for m in markets]).encode(),
         )
         clock.set(opened + timedelta(minutes=5))
         for index, agent in enumerate(stores.cohorts.agents(cohort.cohort_id)):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from aws_cdk import Acknowledgment, Stack, Validations
 
 from infra.constructs.grants import (
+    BOOKKEEPING,
     COMMITMENTS,
     COMMITTED_DECISIONS,
     COMMITTED_RUNS,
@@ -63,12 +64,19 @@ def wildcard_resources(stack: Stack) -> dict[str, str]:
 
     found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/*]"] = (
         "The publishers (Snapshot, Finalize) PutObject the static site's pages and "
-        "exports, whose keys grow with cohorts and agents; they read back only the manifest (a "
-        "single key) and are granted no delete or bucket administration."
+        "exports, whose keys grow with cohorts and agents; they are granted no delete or bucket "
+        "administration."
+    )
+    found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/{BOOKKEEPING}]"] = (
+        "The publishers read back their own bookkeeping: the manifest of digests and, per "
+        "cohort, what its pages were rendered from (_internal/cohorts/<id>/...) and the "
+        "leaderboard's carried inputs: keys grow with "
+        "cohorts, so the _internal/ prefix (never served: the distribution is denied it) is the "
+        "narrowest pattern."
     )
     found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/{DATA}]"] = (
         "The publishers read back the dataset files earlier publications wrote (the markets "
-        "and costs tables, the leaderboard's carried inputs, and every data file once a week for "
+        "and costs tables, and every data file once a week for "
         "dataset.zip): keys grow with cohorts and "
         "weeks, so the data/ prefix is the narrowest pattern; pages outside it are never read."
     )

@@ -4,10 +4,11 @@ Grants, least privilege, come from one table (``constructs/grants.py``): each fu
 DynamoDB actions its code calls (indexes by name, only where it queries one); Prepare reads and
 writes the universes in the audit bucket, Decide reads them and writes prompts and replies under
 decisions/ (retained), the publishers (Snapshot, Finalize) only read decisions/ and
-write the site; Decide writes its decisions' commitments (retained) and appends to their log,
-Finalize the run's root; only Decide reads the OpenRouter key (an SSM SecureString parameter
-the operator creates: CloudFormation cannot create SecureStrings, and Secrets Manager would cost
-$0.40 a month, a fifth of the deployment's budget).
+write the site (never commitments/); Decide writes its decisions' commitments (retained),
+Finalize the run's root and the log, and the site bucket refuses those writes to any other
+principal (``commitment_writers``); only Decide reads the OpenRouter key (an SSM SecureString
+parameter the operator creates: CloudFormation cannot create SecureStrings, and Secrets Manager
+would cost $0.40 a month, a fifth of the deployment's budget).
 """
 
 from __future__ import annotations

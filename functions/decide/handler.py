@@ -6,13 +6,13 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from arena_core import bootstrap, entrypoints
 from arena_core.observability import logger, tracer
-from arena_core.workflow import DecideInput, FinalizeInput, RunInput
+from arena_core.workflow import DecideInput, FinalizeInput, RunInput, parse_event
 
 
 @logger.inject_lambda_context(log_event=True)
 @tracer.capture_lambda_handler
 def prepare(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    prepared = entrypoints.prepare(bootstrap.container(), RunInput.model_validate(event))
+    prepared = entrypoints.prepare(bootstrap.container(), parse_event(RunInput, event))
     logger.info("prepared", extra={"agents": len(prepared.items), "markets": prepared.markets})
     return prepared.model_dump(mode="json")
 
@@ -20,7 +20,7 @@ def prepare(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
 @logger.inject_lambda_context(log_event=True, correlation_id_path="agent_id")
 @tracer.capture_lambda_handler
 def decide(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    result = entrypoints.decide(bootstrap.container(), DecideInput.model_validate(event))
+    result = entrypoints.decide(bootstrap.container(), parse_event(DecideInput, event))
     # Fallbacks, rejected trades and upstream retries are in this line (no custom metric).
     logger.info("decided", extra={"result": result.model_dump(mode="json")})
     return result.model_dump(mode="json")
@@ -29,6 +29,6 @@ def decide(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
 @logger.inject_lambda_context(log_event=False)
 @tracer.capture_lambda_handler
 def finalize(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    result = entrypoints.finalize(bootstrap.container(), FinalizeInput.model_validate(event))
+    result = entrypoints.finalize(bootstrap.container(), parse_event(FinalizeInput, event))
     logger.info("finalized", extra={"decisions": result.decisions, "undecided": result.undecided})
     return result.model_dump(mode="json")

@@ -13,6 +13,10 @@ comments name the calls that need each action. Two rules of IAM shape the rows:
   line) therefore needs ListBucket, although it never lists.
 - A PutObject that sets an Object Lock retention also needs s3:PutObjectRetention: every audit
   record is retained, and so is every committed object (the deployment's mode and days).
+- The publishers write any page (``*``), so their roles deny what they must not write:
+  commitments/ for Snapshot and Resolve, commitments/decisions/ for Finalize. The site
+  bucket's policy says the same for every principal (``commitment_writers``): only Decide's
+  role may create a decision's commitment, only Finalize's may write the runs and the log.
 
 Indexes are granted by name, and only Query: no function reads an index otherwise.
 ``tests/infra/test_least_privilege.py`` checks the synthesized policies against these rows and
@@ -30,19 +34,23 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
 
 from arena_core.adapters.dynamodb.schema import GSI1, GSI2
-from arena_core.adapters.site_publishers import MANIFEST
+from arena_core.adapters.site_publishers import LEGACY_MANIFEST
 from arena_core.domain.commitment_log import DECISIONS_PREFIX, LOG_KEY, RUNS_PREFIX
+from arena_core.ports.publisher import INTERNAL
 
 # Audit bucket key patterns (see PrepareRunService._universe and DecideService._consult).
 UNIVERSES = "universes/*"  # the week's market universe, captured once by Prepare
 DECISIONS = "decisions/*"  # prompts and raw replies, written by Decide, shown by the site
 PANELS = "panels/*"  # v1+panel: the week's forecast panel, drawn by Prepare, read by Decide
 DATA = "data/*"  # the site's dataset: read back by the publishers to carry it over
+# The publication's bookkeeping (manifest of digests, what each cohort's pages were rendered
+# from): read back by the publishers, never served (infra/constructs/site.py).
+BOOKKEEPING = f"{INTERNAL}*"
 # Site bucket key patterns of the public commitments (arena_core.domain.commitment_log).
 COMMITTED_DECISIONS = f"{DECISIONS_PREFIX}*"  # Decide: each decision's record, once
 COMMITTED_RUNS = f"{RUNS_PREFIX}*"  # Finalize: each run's root, once
 COMMITMENTS = "commitments/*"  # Finalize reads back what the log does not list yet
-COMMITMENTS_LOG = LOG_KEY  # Decide appends its line; Finalize whatever is missing
+COMMITMENTS_LOG = LOG_KEY  # Finalize alone appends: its decisions and its run
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,7 @@ class Grant:
     site_reads: tuple[str, ...] = ()
     site_writes: tuple[str, ...] = ()
     site_commits: tuple[str, ...] = ()
+    site_denies: tuple[str, ...] = ()  # site keys it must never write, whatever else allows
     site_absent_keys: bool = False  # it reads site keys that may not exist (needs 404)
     reads_api_key: bool = False
 
@@ -80,20 +89,26 @@ _SNAPSHOT_AND_PUBLISH = (
 
 
 def _publisher(
-    *table: str, site_reads: tuple[str, ...] = (), site_commits: tuple[str, ...] = ()
+    *table: str,
+    site_reads: tuple[str, ...] = (),
+    site_commits: tuple[str, ...] = (),
+    site_denies: tuple[str, ...] = (COMMITMENTS,),
 ) -> Grant:
     """A function that publishes the site: its own table actions, the reads every publish
     makes (both indexes, prompts and raw replies under decisions/*, the weekly universes), any
-    page of the site bucket, its manifest of digests (absent before the first publish) and the
-    data files it carries over (the markets and costs tables, the leaderboard's inputs, the
-    weekly dataset.zip)."""
+    page of the site bucket but the commitments it may not write, its bookkeeping (the
+    manifest of digests, absent before the first publish, the cohorts' marks and the
+    leaderboard's carried inputs; a site published before they moved keeps its manifest where
+    it was, read once) and the dataset files it carries over (the markets and costs tables,
+    the weekly dataset.zip)."""
     return Grant(
         table=table,
         indexes=(GSI1, GSI2),
         audit_reads=(DECISIONS, UNIVERSES),
-        site_reads=(MANIFEST, DATA, *site_reads),
+        site_reads=(BOOKKEEPING, LEGACY_MANIFEST, DATA, *site_reads),
         site_writes=("*",),
         site_commits=site_commits,
+        site_denies=site_denies,
         site_absent_keys=True,
     )
 
@@ -117,24 +132,26 @@ GRANTS: dict[str, Grant] = {
     # (BatchGetItem); the claim, checkpoint, finish and first-decision mark (UpdateItem);
     # apply_trade's transaction: Put trade, position and open guard, Update decision, agent,
     # aggregate and market, Delete the guard when a sell closes a position. The decision's
-    # commitment (written once, retained) and its line appended to the log (read, then a
-    # conditional replace; absent before the first line). v1+panel: the week's panel (read
-    # back) and the decision's trade coherence (PutItem).
+    # commitment (written once, retained; If-None-Match needs no read). v1+panel: the week's
+    # panel (read back) and the decision's trade coherence (PutItem). The week's universe is
+    # looked up before the claim (absent: 404, hence ListBucket on the audit bucket).
     "Decide": Grant(
         table=("GetItem", "BatchGetItem", "Query", "UpdateItem", "PutItem", "DeleteItem"),
         audit_reads=(UNIVERSES, PANELS),
         audit_writes=(DECISIONS,),
-        site_reads=(COMMITMENTS_LOG,),
-        site_writes=(COMMITMENTS_LOG,),
+        audit_absent_keys=True,
         site_commits=(COMMITTED_DECISIONS,),
-        site_absent_keys=True,
         reads_api_key=True,
     ),
     # decision_counts is pure; the run's root (its decisions by GetItem; written once,
-    # retained), the committed objects the log misses (listed, read back) appended to it; then
-    # a snapshot pass and the site, as Snapshot.
+    # retained), the committed objects the log misses (listed, read back) appended to it (the
+    # log's one writer); then a snapshot pass and the site, as Snapshot. Never a decision's
+    # commitment: those are Decide's alone.
     "Finalize": _publisher(
-        *_SNAPSHOT_AND_PUBLISH, site_reads=(COMMITMENTS,), site_commits=(COMMITTED_RUNS,)
+        *_SNAPSHOT_AND_PUBLISH,
+        site_reads=(COMMITMENTS,),
+        site_commits=(COMMITTED_RUNS,),
+        site_denies=(COMMITTED_DECISIONS,),
     ),
     "Snapshot": _publisher(*_SNAPSHOT_AND_PUBLISH),
     # Markets to resolve and open positions per market (GSI1 Query), every position on a market
@@ -173,6 +190,39 @@ def apply_grants(
             function.add_to_role_policy(statement)
         if grant.reads_api_key:  # decrypted through SSM with the account's aws/ssm key
             function.add_to_role_policy(_allow(["ssm:GetParameter"], [targets.parameter_arn]))
+    for statement in commitment_writers(functions, targets.site):
+        targets.site.add_to_resource_policy(statement)
+
+
+# Who alone may write each part of commitments/: (the function, the key patterns).
+COMMITMENT_WRITERS = (
+    ("Decide", (COMMITTED_DECISIONS,)),
+    ("Finalize", (COMMITTED_RUNS, COMMITMENTS_LOG)),
+)
+
+
+def commitment_writers(
+    functions: Mapping[str, lambda_.IFunction], site: s3.IBucket
+) -> list[iam.PolicyStatement]:
+    """The site bucket's word on commitments, for every principal (an operator's role or a
+    function's alike): a decision's commitment is written by Decide's role only, a run's
+    root and the log by Finalize's only. The roles' own policies agree; this holds even if
+    one of them is widened by mistake."""
+    found = []
+    for name, patterns in COMMITMENT_WRITERS:
+        role = functions[name].role
+        if role is None:  # every function of the stack has one; an import would not
+            raise ValueError(f"{name} has no role to name in the bucket policy")
+        found.append(
+            iam.PolicyStatement(
+                effect=iam.Effect.DENY,
+                principals=[iam.AnyPrincipal()],
+                actions=["s3:PutObject"],
+                resources=[site.arn_for_objects(p) for p in patterns],
+                conditions={"ArnNotEquals": {"aws:PrincipalArn": role.role_arn}},
+            )
+        )
+    return found
 
 
 def statements(grant: Grant, targets: Targets) -> list[iam.PolicyStatement]:
@@ -191,6 +241,14 @@ def statements(grant: Grant, targets: Targets) -> list[iam.PolicyStatement]:
             writes=grant.site_writes,
             commits=grant.site_commits,
             absent_keys=grant.site_absent_keys,
+        ),
+        *(
+            iam.PolicyStatement(
+                effect=iam.Effect.DENY,
+                actions=["s3:PutObject"],
+                resources=[targets.site.arn_for_objects(p) for p in grant.site_denies],
+            )
+            for _ in grant.site_denies[:1]
         ),
     ]
 

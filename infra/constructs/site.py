@@ -1,18 +1,21 @@
 """The public site: CloudFront with origin access control to the private site bucket, HTTPS
-only, and security headers (a CSP the site is built for: no inline script or style)."""
+only, and security headers (a CSP the site is built for: no inline script or style). The
+publication's bookkeeping shares the bucket but is refused to the distribution."""
 
 from __future__ import annotations
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cloudfront_origins as origins
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
+from arena_core.adapters.site_publishers import LEGACY_MANIFEST
+from arena_core.constants import CONTENT_SECURITY_POLICY
+from arena_core.ports.publisher import INTERNAL
+
+__all__ = ["CONTENT_SECURITY_POLICY", "SiteDistribution"]
 
 
 class SiteDistribution(Construct):
@@ -58,3 +61,21 @@ class SiteDistribution(Construct):
             http_version=cloudfront.HttpVersion.HTTP2_AND_3,
         )
         self.url = f"https://{self.distribution.distribution_domain_name}"
+        _refuse_bookkeeping(bucket)
+
+
+def _refuse_bookkeeping(bucket: s3.IBucket) -> None:
+    """The origin access control allows CloudFront every object; the publishers' manifest and
+    marks (``INTERNAL``) are not for readers, so an explicit Deny wins over that Allow."""
+    bucket.add_to_resource_policy(
+        iam.PolicyStatement(
+            sid="BookkeepingIsNotServed",
+            effect=iam.Effect.DENY,
+            principals=[iam.ServicePrincipal("cloudfront.amazonaws.com")],
+            actions=["s3:GetObject"],
+            resources=[
+                bucket.arn_for_objects(f"{INTERNAL}*"),
+                bucket.arn_for_objects(LEGACY_MANIFEST),
+            ],
+        )
+    )

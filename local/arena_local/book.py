@@ -1,7 +1,10 @@
 """An agent's book in memory: cash, positions and the ledger, kept consistent by the accounting.
 
 Used wherever a whole portfolio is replayed without a database (property tests, simulations).
-Every operation either applies completely or raises and changes nothing.
+Every operation either applies completely or raises and changes nothing. It settles by the
+settlement service's rule (``services/settlement.py``): the open positions on a resolved market
+are settled, then every buy on the market not scored yet is scored, whatever became of its
+position (a position sold out before resolution keeps its buys' scores).
 """
 
 from __future__ import annotations
@@ -95,23 +98,26 @@ class Book:
         return self._record(execution)
 
     def settle(self, market: Market, *, at: datetime) -> list[Settlement]:
-        """Settle every open position on a resolved market and score their buys."""
+        """Settle every open position on a resolved market, then score every buy on it that
+        is not scored yet (sold-out positions' buys included), as the service does."""
         done = []
         for position in [p for p in self.positions.values() if p.is_open]:
             if position.market_id != market.market_id:
                 continue
             settled, record = accounting.settle(position, market, at=at)
-            buys = [
-                t
-                for t in self.trades
-                if t.position_id == position.position_id and t.kind is TradeKind.BUY
-            ]
-            scores = score_buys(buys, market, family_id=self.family_id, at=at)
             self.positions[settled.position_id] = settled
             self.cash += record.payout
             self.settlements.append(record)
-            self.bet_scores.extend(scores)
             done.append(record)
+        scored = {s.trade_id for s in self.bet_scores}
+        buys = [
+            t
+            for t in self.trades
+            if t.market_id == market.market_id
+            and t.kind is TradeKind.BUY
+            and t.trade_id not in scored
+        ]
+        self.bet_scores.extend(score_buys(buys, market, family_id=self.family_id, at=at))
         return done
 
     def marks(self, markets: Mapping[str, Market]) -> dict[str, Mark]:

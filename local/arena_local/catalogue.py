@@ -6,6 +6,10 @@ decision. A newer release of a lineup model is a model of the same provider whos
 same shape once its version numbers are taken out (``claude-opus-4.5`` and ``claude-opus-4.6``,
 ``gemini-3-pro-preview`` and ``gemini-3.1-pro-preview``) with a higher version, or the same
 version and a later ``created`` date. Exact ids only: nothing is guessed from display names.
+
+A hostile list is read, never a crash: JSON nested beyond the decoder's depth is an unreadable
+list, a ``created`` no calendar holds is unknown, a version of more than ``MAX_VERSION_DIGITS``
+digits is no version, and ids and names are printed inert.
 """
 
 from __future__ import annotations
@@ -21,10 +25,13 @@ from typing import Any
 import httpx
 
 from arena_core.domain.lineup import AgentKind, AgentSpec
+from arena_core.domain.text import terminal_text
 from arena_core.errors import ConfigurationError, UpstreamError
 
 OPENROUTER_API = "https://openrouter.ai/api/v1"
-_TOKEN = re.compile(r"^([a-z]*)([0-9][0-9.]*)?([a-z]*)$")
+_TOKEN = re.compile(r"([a-z]*)([0-9][0-9.]*)?([a-z]*)")
+MAX_VERSION_DIGITS = 12  # a version number longer than this is a token, not a version
+MAX_BODY_BYTES = 64 * 1024 * 1024  # a model list larger than this is not one
 
 
 @dataclass(frozen=True)
@@ -54,27 +61,43 @@ def parse_catalogue(payload: Any) -> list[CatalogueModel]:
     found = []
     for row in rows:
         if isinstance(row, dict) and isinstance(row.get("id"), str):
-            created = row.get("created")
-            when = datetime.fromtimestamp(created, UTC) if isinstance(created, int) else None
-            found.append(CatalogueModel(row["id"], str(row.get("name") or row["id"]), when))
+            name = row.get("name")
+            shown = name if isinstance(name, str) and name else row["id"]
+            found.append(CatalogueModel(row["id"], shown, _created(row.get("created"))))
     return found
+
+
+def _created(value: Any) -> datetime | None:
+    """A model's creation time (epoch seconds); None when absent or beyond any calendar."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    try:
+        return datetime.fromtimestamp(value, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def fetch_catalogue(http: httpx.Client, base_url: str = OPENROUTER_API) -> list[CatalogueModel]:
     try:
         response = http.get(f"{base_url.rstrip('/')}/models", timeout=30.0)
         response.raise_for_status()
+        if len(response.content) > MAX_BODY_BYTES:
+            raise ValueError(f"more than {MAX_BODY_BYTES} bytes")
         return parse_catalogue(response.json())
-    except (httpx.HTTPError, ValueError) as exc:
-        raise UpstreamError(f"cannot read OpenRouter's model list: {exc}") from exc
+    except (httpx.HTTPError, ValueError, RecursionError) as exc:
+        raise UpstreamError(f"cannot read OpenRouter's model list: {_why(exc)}") from exc
 
 
 def load_catalogue(path: Path) -> list[CatalogueModel]:
     """A /models response saved to a file (to check offline)."""
     try:
         return parse_catalogue(json.loads(path.read_text()))
-    except (OSError, ValueError) as exc:
-        raise ConfigurationError(f"cannot read the model list {path}: {exc}") from exc
+    except (OSError, ValueError, RecursionError) as exc:
+        raise ConfigurationError(f"cannot read the model list {path}: {_why(exc)}") from exc
+
+
+def _why(exc: BaseException) -> str:
+    return "nested too deep" if isinstance(exc, RecursionError) else str(exc)[:200]
 
 
 def shape_and_version(model_id: str) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
@@ -82,12 +105,14 @@ def shape_and_version(model_id: str) -> tuple[tuple[str, ...], tuple[tuple[int, 
     provider, _, name = model_id.lower().partition("/")
     shape, versions = [provider], []
     for token in re.split(r"[-_:]", name):
-        match = _TOKEN.match(token)
-        if match is None or match.group(2) is None:
-            shape.append(token)
+        match = _TOKEN.fullmatch(token)
+        digits = match.group(2) if match else None
+        parts = digits.strip(".").split(".") if digits else []
+        if match is None or not parts or any(len(p) > MAX_VERSION_DIGITS for p in parts):
+            shape.append(token)  # no version, or digits no version has: part of the name
             continue
         shape.append(f"{match.group(1)}#{match.group(3)}")
-        versions.append(tuple(int(p) for p in match.group(2).strip(".").split(".") if p))
+        versions.append(tuple(int(p) for p in parts if p))
     return tuple(shape), tuple(versions)
 
 
@@ -133,8 +158,11 @@ def report(findings: Sequence[Finding]) -> list[str]:
     lines = []
     for f in findings:
         state = "NOT LISTED (retired or unknown id)" if f.missing else "listed"
-        lines.append(f"{f.family_id:<20} {f.model_id:<40} {state}")
-        lines += [f"{'':<20}   newer: {m.model_id} ({m.name})" for m in f.newer]
+        lines.append(f"{f.family_id:<20} {terminal_text(f.model_id):<40} {state}")
+        lines += [
+            f"{'':<20}   newer: {terminal_text(m.model_id)} ({terminal_text(m.name, 80)})"
+            for m in f.newer
+        ]
     missing = sum(f.missing for f in findings)
     newer = sum(bool(f.newer) for f in findings)
     lines.append(f"{missing} retired or unknown, {newer} with a newer release")

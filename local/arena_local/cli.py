@@ -1,9 +1,9 @@
 """The ``arena`` command: ``demo``, ``serve`` and ``cost`` locally; ``rerun``, ``export``,
 ``lineup``, ``preview`` and ``status`` against a deployed stack (``status --dir`` also reads a
-demo's output); ``verify`` on any published site, a folder or a URL. Errors the system can
-explain (``ArenaError``) print one line and exit 2, as argparse does for a malformed
-invocation; library exceptions are translated into them where they arise, so an operator's
-mistake never ends in a traceback.
+demo's output); ``verify`` and ``analyze`` on any published site or dataset, a folder or a
+URL. Errors the system can explain (``ArenaError``) print one line and exit 2, as argparse
+does for a malformed invocation; library exceptions are translated into them where they arise,
+so an operator's mistake never ends in a traceback.
 
 ``demo`` needs the repository checkout beside the installed package (it synthesizes the CDK app
 in ``infra/`` and drives it on embedded AWS); the other commands need only this package and
@@ -20,10 +20,12 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from arena_core.domain import ids
 from arena_core.domain.panel import Methodology
 from arena_core.errors import ArenaError, ConfigurationError
-from arena_local import cost_cli, lineup_cli, preview_cli, status_cli, verify_cli
+from arena_local import analyze_cli, cost_cli, lineup_cli, preview_cli, status_cli, verify_cli
 from arena_local.arguments import positive, week
+from arena_local.serve import SiteHandler
 
 DEFAULT_STACK = "ForecasterArena"
 
@@ -112,6 +114,7 @@ def parser() -> argparse.ArgumentParser:
     status_cli.add_parser(commands, DEFAULT_STACK)
     cost_cli.add_parser(commands)
     verify_cli.add_parser(commands)
+    analyze_cli.add_parser(commands)
     return root
 
 
@@ -131,6 +134,7 @@ def main(
         "status": functools.partial(status_cli.run, now=now),
         "cost": cost_cli.run,
         "verify": verify_cli.run,
+        "analyze": analyze_cli.run,
     }
     try:
         return handlers[args.command](args)
@@ -178,7 +182,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _bind(port: int, folder: Path) -> http.server.ThreadingHTTPServer:
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler = functools.partial(SiteHandler, directory=str(folder))
     try:
         return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     except OSError as exc:  # the port is taken, or reserved for root
@@ -190,8 +194,11 @@ def _bind(port: int, folder: Path) -> http.server.ThreadingHTTPServer:
 def _rerun(args: argparse.Namespace, today: date) -> int:
     from arena_local import operations  # noqa: PLC0415
 
-    # Refuse a week the workflow would misread before asking AWS anything.
+    # Refuse a week the workflow would misread, or a name that is no agent id, before asking
+    # AWS anything.
     operations.check_rerun_week(args.week, today)
+    for agent_id in args.agents or ():
+        ids.agent_id(agent_id)
     payload = operations.rerun_input(args.week, args.agents, args.max_concurrency)
     cloudformation, stepfunctions = operations.clients("cloudformation", "stepfunctions")
     outputs = operations.stack_outputs(cloudformation, args.stack)

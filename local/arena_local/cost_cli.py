@@ -6,16 +6,24 @@ from __future__ import annotations
 import argparse
 import sys
 
-from arena_local.arguments import positive
+from arena_local.arguments import non_negative, positive
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cost = commands.add_parser("cost", help="the deployment's monthly AWS cost, line by line")
     cost.add_argument("--cohorts", type=positive, default=5, help="live cohorts (default 5)")
     cost.add_argument("--universe", type=positive, default=500, help="markets a run sees")
-    cost.add_argument("--snapshot-ttl-days", type=int, default=30, help="raw snapshots' TTL")
     cost.add_argument(
-        "--history-weeks", type=int, default=47, help="completed cohorts before (default 47)"
+        "--snapshot-ttl-days",
+        type=non_negative,
+        default=30,
+        help="raw snapshots' TTL in days (0 keeps them; default 30)",
+    )
+    cost.add_argument(
+        "--history-weeks",
+        type=non_negative,
+        default=47,
+        help="completed cohorts before the live ones (default 47)",
     )
     cost.add_argument(
         "--sample-hours", type=positive, default=6, help="hours metered from Sunday 00:00"

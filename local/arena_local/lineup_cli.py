@@ -15,6 +15,7 @@ import httpx
 
 from arena_core.domain.lineup import AgentKind
 from arena_core.domain.releases import LineupRelease, family_changes
+from arena_core.domain.text import terminal_text
 from arena_core.ports.clock import SystemClock
 from arena_core.services.lineup import LineupService
 from arena_local import catalogue, operations
@@ -67,14 +68,16 @@ def describe(releases: list[LineupRelease], current: LineupRelease) -> list[str]
         changed = [r for r, s in family_changes(releases, spec.family_id) if s is not None]
         since = changed[-1] if changed else current
         model = spec.model_id if spec.kind is AgentKind.LLM else f"({spec.kind.value})"
+        # Stored text is shown inert: no name can run an escape sequence or forge a line.
+        name, provider = terminal_text(spec.display_name, 80), terminal_text(spec.provider, 40)
         lines.append(
-            f"{spec.family_id:<26} {spec.display_name:<30} {spec.provider:<12} {model:<38} "
+            f"{spec.family_id:<26} {name:<30} {provider:<12} {terminal_text(model):<38} "
             f"release {since.release} ({since.effective_from:%Y-%m-%d})"
         )
     lines.append("Releases:")
     lines += [
         f"  {r.release}: from {r.effective_from:%Y-%m-%d %H:%M} UTC, {len(r.lineup)} agents"
-        + (f" ({r.note})" if r.note else "")
+        + (f" ({terminal_text(r.note)})" if r.note else "")
         for r in releases
     ]
     return lines

@@ -19,8 +19,14 @@ from typing import Any
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
 
-from arena_core.domain.cohort import week_start_for
-from arena_core.errors import ConfigurationError, NotFoundError, PersistenceError
+from arena_core.domain.cohort import date_in_calendar, week_start_for
+from arena_core.errors import (
+    ConfigurationError,
+    InvalidIdError,
+    NotFoundError,
+    PersistenceError,
+)
+from arena_core.ports.publisher import site_key
 from arena_core.ports.stores import Stores
 
 DATA_PREFIX = "data/"
@@ -91,7 +97,9 @@ def check_rerun_week(week: date, today: date) -> None:
 
     The workflow would quietly move another day to its Sunday, and would run a future week at
     once: every active agent would get an extra decision now, its trades stamped in that week.
+    A date outside the arena's calendar (0001-01-01, 9999-12-31) is refused first.
     """
+    date_in_calendar(week, "--week")
     sunday = week_start_for(datetime(week.year, week.month, week.day, tzinfo=UTC)).date()
     if sunday > today:
         current = week_start_for(datetime(today.year, today.month, today.day, tzinfo=UTC))
@@ -135,9 +143,12 @@ def export_dataset(s3: Any, site_bucket: str, out: Path) -> list[Path]:
         for page in pages:
             for entry in page.get("Contents", []):
                 key = str(entry["Key"])
-                target = (out / key).resolve()
+                try:  # a NUL, a '..' or an absolute key is no path to write
+                    target = (out / site_key(key)).resolve()
+                except InvalidIdError:
+                    continue
                 if not target.is_relative_to(out.resolve()):
-                    continue  # a hostile key cannot write outside the folder
+                    continue  # a hostile key (or a symlink) cannot write outside the folder
                 body = s3.get_object(Bucket=site_bucket, Key=key)["Body"].read()
                 _write(target, body, f"s3://{site_bucket}/{key}")
                 written.append(target)

@@ -21,6 +21,8 @@ from arena_core.adapters.openrouter import OPENROUTER_URL, OpenRouterClient
 from arena_core.adapters.polymarket import GammaMarketSource
 from arena_core.adapters.secrets import parameter_api_key
 from arena_core.agents.llm import LLMAgent
+from arena_core.domain import ids
+from arena_core.domain.cohort import date_in_calendar
 from arena_core.errors import ConfigurationError
 from arena_core.ports.market_source import MarketSource
 from arena_local import operations
@@ -47,6 +49,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], st
 
 def run(args: argparse.Namespace, now: datetime | None = None) -> int:
     moment = now or datetime.now(UTC)
+    ids.family_id(args.family)  # both checked before AWS is asked anything
+    if args.week is not None:
+        date_in_calendar(args.week, "--week")
     if args.offline and not aws_configured():
         stores, outputs = memory_stores(), None  # no deployment: the seeded lineup, read only
     else:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from arena_core.constants import DECISION_RUN_OFFSET
 from arena_core.domain.cohort import Agent, Cohort, decision_week, week_start_for
 from arena_core.domain.decisions import DecisionRecord, DecisionStatus
+from arena_core.domain.text import terminal_text
 from arena_core.ports.stores import Stores
 from arena_core.services.resolution import cohorts_for_decisions
 
@@ -168,22 +169,28 @@ def render(status: Status) -> list[str]:
     run = f"Last decision run: {when(status.last_run)}"
     if execution is not None:
         run += (
-            f" (execution {execution.name}: {execution.status}, started {when(execution.started)})"
+            f" (execution {shown(execution.name)}: {shown(execution.status)}, "
+            f"started {when(execution.started)})"
         )
     lines.append(run)
     for agent in status.last_run_agents:
-        lines.append(f"  {agent.agent_id:<48} {agent.decision}")
+        lines.append(f"  {shown(agent.agent_id):<48} {shown(agent.decision)}")
     lines.append(f"Active cohorts: {len(status.cohorts)}")
     for cohort in status.cohorts:
-        lines.append(f"  {cohort.cohort_id}")
+        lines.append(f"  {shown(cohort.cohort_id)}")
         for value in cohort.agents:
-            shown = f"${value.value:,.2f}" if value.value is not None else "no snapshot yet"
+            worth = f"${value.value:,.2f}" if value.value is not None else "no snapshot yet"
             pnl = f" ({value.pnl_pct:+.2f}%)" if value.pnl_pct is not None else ""
-            lines.append(f"    {value.display_name:<40} {shown:>14}{pnl}")
+            lines.append(f"    {shown(value.display_name):<40} {worth:>14}{pnl}")
     failed = status.failed_executions
     lines.append(f"Failed executions in the last 7 days: {len(failed)}")
-    lines += [f"  {e.name}: {e.status}, started {when(e.started)}" for e in failed]
+    lines += [f"  {shown(e.name)}: {shown(e.status)}, started {when(e.started)}" for e in failed]
     letters = "unknown" if status.dead_letters is None else str(status.dead_letters)
     lines.append(f"Messages in the dead-letter queue: {letters}")
-    lines.append(f"Site: {status.site or 'not published'}")
+    lines.append(f"Site: {shown(status.site or 'not published')}")
     return lines
+
+
+def shown(text: str) -> str:
+    """Stored text as one inert line: a status read from a folder may hold anything."""
+    return terminal_text(text, 120)

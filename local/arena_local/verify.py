@@ -4,18 +4,23 @@ For every decision of every cohort in ``data/cohorts.json``, rebuild its canonic
 the exports (``verify_records``), hash it, and check the hash against the decision's
 ``commitment`` column, against the committed object named by it (which must hash to its name
 and hold exactly the rebuilt bytes) and against the commitments log; then check every run's
-object in the log: its bytes, its Merkle root, and each leaf against the exports. Over HTTP,
-each committed object must have been stored (S3's ``Last-Modified``) within ``STORE_DELAY`` of
-the time it commits to. Every mismatch names the decision (or the run) and what differs.
+object in the log: its bytes, its Merkle root, and each leaf against the exports; and every
+decision line of the log: its key is its decision's, and its object exists with its hash. The
+exported reasoning is checked against the committed replies. Over HTTP, each committed object
+must have been stored (S3's ``Last-Modified``) within ``STORE_DELAY`` of the time it commits to.
+Every mismatch names the decision (or the run, or the log line) and what differs.
+
+A hostile site never crashes the check: whatever one decision, run or line holds (JSON nested
+beyond any depth, times without a zone or out of range, numbers that are not finite or have a
+billion digits), it is that item's problem, reported; what is downloaded is capped
+(``verify_site``). Only a site with no readable ``data/cohorts.json`` is an error (exit 2).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from decimal import InvalidOperation
 from typing import Any
 
 from arena_core.domain.commitment_log import LOG_KEY, LogEntry, decision_key, log_lines, merkle_root
@@ -25,14 +30,26 @@ from arena_local.verify_records import (
     DECISION_TABLES,
     PANEL_TABLE,
     CohortExports,
+    derived_problems,
     differences,
     inconsistencies,
+    reasoning_problems,
     rebuild,
 )
 from arena_local.verify_site import Fetched, SiteReader
 
 STORE_DELAY = timedelta(minutes=5)  # from the committed time to S3's Last-Modified, at most
 SHOWN_DIFFERENCES = 6
+# What garbled data raises while it is checked: one item's problem, never the command's crash.
+DATA_ERRORS = (
+    ValueError,
+    TypeError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    ArithmeticError,
+    RecursionError,
+)
 
 
 @dataclass
@@ -49,6 +66,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     commitments: dict[str, str] = field(default_factory=dict)  # decision id -> commitment
     sealed: set[str] = field(default_factory=set)  # decisions under some run's root
+    checked: set[str] = field(default_factory=set)  # committed objects read and hashed
 
     @property
     def ok(self) -> bool:
@@ -62,7 +80,7 @@ def verify(site: SiteReader) -> Report:
         raise ConfigurationError(f"no data/cohorts.json at {site.location}: not an arena site")
     try:
         cohorts = [(str(c["cohort_id"]), " ".join(c.get("files", []))) for c in listing.json()]
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+    except DATA_ERRORS as exc:
         raise ConfigurationError(f"data/cohorts.json at {site.location} is unreadable") from exc
     entries = _log(site, report)
     logged = {(e.decision_id, e.sha256) for e in entries if e.kind == "decision"}
@@ -70,12 +88,49 @@ def verify(site: SiteReader) -> Report:
         report.cohorts += 1
         exports = _exports(site, cohort_id, listed, report)
         for row in exports.decisions:
-            _check_decision(site, row, exports, logged, report)
-    for entry in entries:
-        if entry.kind == "run":
-            _check_run(site, entry, report)
+            try:
+                _check_decision(site, row, exports, logged, report)
+            except DATA_ERRORS as exc:
+                report.problems.append(f"{_name(row)}: cannot be checked: {_why(exc)}")
+    for number, entry in enumerate(entries, start=1):
+        try:
+            if entry.kind == "run":
+                _check_run(site, entry, report)
+            elif entry.kind == "decision":
+                _check_logged_decision(site, number, entry, report)
+        except DATA_ERRORS as exc:
+            report.problems.append(f"log line {number}: cannot be checked: {_why(exc)}")
     _note_log_only(entries, report)
     return report
+
+
+def _name(row: Mapping[str, Any]) -> str:
+    return repr(row.get("decision_id"))[:80]
+
+
+def _why(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc)[:160]}"
+
+
+def _check_logged_decision(site: SiteReader, number: int, entry: LogEntry, report: Report) -> None:
+    """A decision line of the log names its decision's object, which exists with its hash (a
+    line forged for an object that was never written fails here)."""
+    where = f"log line {number}"
+    try:
+        key = decision_key(str(entry.decision_id), entry.sha256)
+    except ValueError as exc:
+        report.problems.append(f"{where}: {exc}")
+        return
+    if entry.key != key:
+        report.problems.append(f"{where}: {entry.key[:120]!r} is not the key of its decision")
+        return
+    if key in report.checked:
+        return
+    fetched = site.get(key)
+    if fetched is None:
+        report.problems.append(f"{where}: {entry.decision_id}: no committed object at {key}")
+    elif sha256_hex(fetched.body) != entry.sha256:
+        report.problems.append(f"{where}: the object at {key} does not hash to its name")
 
 
 def _log(site: SiteReader, report: Report) -> list[LogEntry]:
@@ -123,6 +178,8 @@ def _check_decision(
 ) -> None:
     report.decisions += 1
     decision_id, commitment = str(row["decision_id"]), row.get("commitment")
+    report.problems += [f"{decision_id}: {p}" for p in reasoning_problems(row, exports)]
+    report.problems += [f"{decision_id}: {p}" for p in derived_problems(row, exports)]
     if "commitment" not in row:  # published before commitments existed: nothing to check
         report.predating += 1
         if any(logged_id == decision_id for logged_id, _ in logged):
@@ -135,26 +192,33 @@ def _check_decision(
             report.uncommitted += 1
         return
     report.commitments[decision_id] = str(commitment)
-    problems = [f"{decision_id}: {p}" for p in _mismatches(site, row, exports, logged)]
-    report.problems += problems
+    mismatches = _mismatches(site, row, exports, logged, report.checked)
+    report.problems += [f"{decision_id}: {p}" for p in mismatches]
 
 
 def _mismatches(
-    site: SiteReader, row: Mapping[str, Any], exports: CohortExports, logged: set[Any]
+    site: SiteReader,
+    row: Mapping[str, Any],
+    exports: CohortExports,
+    logged: set[Any],
+    checked: set[str],
 ) -> Iterator[str]:
     decision_id, commitment = str(row["decision_id"]), str(row["commitment"])
     try:
         key = decision_key(decision_id, commitment)
         rebuilt = rebuild(row, exports)
-    except (KeyError, TypeError, ValueError, InvalidOperation) as exc:
-        yield f"cannot rebuild its record from the exports: {exc}"
+        rebuilt_sha256 = rebuilt.sha256
+    except DATA_ERRORS as exc:
+        yield f"cannot rebuild its record from the exports: {_why(exc)}"
         return
     committed = site.get(key)
     if committed is None:
         yield f"no committed object at {key}"
     elif sha256_hex(committed.body) != commitment:
         yield f"the committed object {key} does not hash to its name"
-    if rebuilt.sha256 != commitment:
+    else:
+        checked.add(key)  # its log line need not read it again
+    if rebuilt_sha256 != commitment:
         shown = _differences(committed, rebuilt.document())
         yield (
             f"the exports hash to {rebuilt.sha256}, not to its commitment {commitment}"
@@ -171,9 +235,9 @@ def _differences(committed: Fetched | None, rebuilt: dict[str, Any]) -> list[str
     if committed is None:
         return []
     try:
-        found = differences(json.loads(committed.body), rebuilt)
-    except ValueError:
-        return ["the committed object is not JSON"]
+        found = differences(committed.json(), rebuilt)
+    except DATA_ERRORS:
+        return ["the committed object is not a record"]
     more = len(found) - SHOWN_DIFFERENCES
     return found[:SHOWN_DIFFERENCES] + ([f"and {more} more"] if more > 0 else [])
 
@@ -200,8 +264,10 @@ def _check_run(site: SiteReader, entry: LogEntry, report: Report) -> None:
         leaves = [(str(x["decision_id"]), str(x["commitment"])) for x in document["leaves"]]
         root = merkle_root([c for _, c in leaves])
         sealed_at = datetime.fromisoformat(str(document["sealed_at"]))
-    except (KeyError, TypeError, ValueError) as exc:
-        report.problems.append(f"{name}: {entry.key} cannot be read: {exc}")
+        if sealed_at.tzinfo is None:
+            raise ValueError("its sealing time has no time zone")
+    except DATA_ERRORS as exc:
+        report.problems.append(f"{name}: {entry.key} cannot be read: {_why(exc)}")
         return
     if leaves != sorted(leaves):
         report.problems.append(f"{name}: its leaves are not in decision-id order")

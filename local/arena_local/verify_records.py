@@ -5,14 +5,23 @@ The JSON exports are read (they keep text exactly; the CSV files guard formula-l
 prompt's hash is taken over the same transcript the audit stores (``Prompt.transcript``), each
 reply's over its raw body as exported, in attempt order. ``differences`` says where a committed
 record and a rebuilt one differ, for the report.
+
+What the record does not hold is checked against what it does: the exported ``reasoning`` is
+the one the committed replies give (``reasoning_problems``: parsed again with the decide path's
+own parser), so it cannot be rewritten unnoticed; each reply's model, provider, finish reason,
+tokens and cost are the ones its committed raw body states (when it is a completion), and a
+decision's totals (replies, tokens, cost, executed and rejected) are its rows' sums
+(``derived_problems``). Numbers a record holds are finite and within ``MAX_EXPONENT`` of one
+(``1e999999999`` would be a gigabyte of digits); times carry a zone.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -23,11 +32,16 @@ from arena_core.domain.commitments import (
     DecisionCommitment,
     sha256_hex,
 )
+from arena_core.errors import DecisionFormatError
+from arena_core.protocol import parse_answer
 from arena_core.protocol.prompt import Prompt
+from arena_core.site.decision_details import reply_text
 
 Row = Mapping[str, Any]
 DECISION_TABLES = ("decisions", "instructions", "trades", "prompts", "replies")
 PANEL_TABLE = "panel_forecasts"
+MAX_EXPONENT = 100  # no amount, price, share count or probability is beyond 1e±100
+FALLBACK_PREFIX = "[fallback HOLD] no valid decision after"
 
 
 @dataclass
@@ -53,7 +67,28 @@ class CohortExports:
 
 
 def _decimal(value: Any) -> Decimal | None:
-    return None if value is None or value == "" else Decimal(str(value))
+    """An exported number; ``ValueError`` for one no record holds (not finite, or beyond
+    ``MAX_EXPONENT``), or for what is not a number at all."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float, Decimal)):
+        raise ValueError(f"not a number: {str(value)[:40]!r}")
+    try:
+        number = Decimal(str(value))
+    except ArithmeticError as exc:
+        raise ValueError(f"not a number: {str(value)[:40]!r}") from exc
+    if not number.is_finite() or (number and abs(number.adjusted()) > MAX_EXPONENT):
+        raise ValueError(f"not a number a record holds: {str(value)[:40]!r}")
+    return number
+
+
+def _moment(value: Any, what: str) -> datetime:
+    """An exported time: ISO 8601 with a zone (``ValueError`` otherwise)."""
+    moment = datetime.fromisoformat(str(value))
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"{what} {str(value)[:40]!r} has no time zone")
+    moment.astimezone(UTC)  # OverflowError beyond the calendar's ends
+    return moment
 
 
 def _required(value: Any, what: str) -> Decimal:
@@ -87,6 +122,7 @@ def rebuild(row: Row, exports: CohortExports) -> DecisionCommitment:
     completed = row.get("completed_at")
     if not completed:
         raise ValueError("completed_at is empty")
+    completed_at = _moment(completed, "completed_at")
     return DecisionCommitment(
         decision_id=decision_id,
         agent_id=str(row["agent_id"]),
@@ -112,8 +148,117 @@ def rebuild(row: Row, exports: CohortExports) -> DecisionCommitment:
             )
             for r in exports.rows(decision_id, "trades")
         ),
-        completed_at=datetime.fromisoformat(str(completed)),
+        completed_at=completed_at,
     )
+
+
+UPSTREAM_CHARS = 100  # a reply's model, provider and finish reason as recorded (consult's bound)
+
+
+def _upstream(value: Any) -> str | None:
+    if not isinstance(value, str) or not value:
+        return None
+    return value if len(value) <= UPSTREAM_CHARS else value[:UPSTREAM_CHARS] + "…"
+
+
+def _same_number(exported: Any, stated: Any) -> bool:
+    """An exported number equals what the body states, at the exported number's places."""
+    mine, theirs = _decimal(exported), _decimal(stated)
+    if mine is None or theirs is None:
+        return mine == theirs
+    return theirs.quantize(mine) == mine if theirs.adjusted() < 20 else False
+
+
+def _body_facts(body: str) -> dict[str, Any] | None:
+    """What a completion body states about itself (None: the body is no completion)."""
+    try:
+        parsed = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    choices = parsed.get("choices") if isinstance(parsed, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return None
+    usage = parsed.get("usage") if isinstance(parsed.get("usage"), dict) else {}
+    return {
+        "model": _upstream(parsed.get("model")),
+        "provider": _upstream(parsed.get("provider")),
+        "finish_reason": _upstream(choices[0].get("finish_reason")),
+        "tokens_in": usage.get("prompt_tokens") or 0,
+        "tokens_out": usage.get("completion_tokens") or 0,
+        "cost_usd": usage.get("cost"),
+    }
+
+
+def derived_problems(row: Row, exports: CohortExports) -> list[str]:
+    """Exported fields derived from committed ones, checked against them: each reply's facts
+    against its raw body, the decision's totals against its replies and instructions."""
+    decision_id = str(row["decision_id"])
+    replies = sorted(exports.rows(decision_id, "replies"), key=lambda r: int(r["attempt"]))
+    found = []
+    for reply in replies:
+        facts = _body_facts(str(reply["raw_body"]))
+        for name, stated in (facts or {}).items():
+            if name in ("model", "provider") and stated is None:
+                continue  # absent from the body: the client records what it asked for
+            same = (
+                _same_number(reply.get(name), stated)
+                if name in ("tokens_in", "tokens_out", "cost_usd")
+                else reply.get(name) == stated
+            )
+            if not same:
+                found.append(
+                    f"reply {reply['attempt']}: {name} {reply.get(name)!r} but its raw body "
+                    f"says {stated!r}"
+                )
+    if replies and "replies" in row:
+        costs = [_decimal(r.get("cost_usd")) for r in replies]
+        totals = {
+            "replies": len(replies),
+            "tokens_in": sum(int(r.get("tokens_in") or 0) for r in replies),
+            "tokens_out": sum(int(r.get("tokens_out") or 0) for r in replies),
+            "cost_usd": sum((c for c in costs if c is not None), Decimal(0))
+            if any(c is not None for c in costs)
+            else None,
+        }
+        found += [
+            f"{name} {row.get(name)!r} but its replies add up to {total}"
+            for name, total in totals.items()
+            if not _same_number(row.get(name), total)
+        ]
+    instructions = exports.rows(decision_id, "instructions")
+    if instructions and "executed" in row:
+        executed = sum(1 for r in instructions if r.get("executed") is True)
+        counted = {"executed": executed, "rejected": len(instructions) - executed}
+        found += [
+            f"{name} {row.get(name)!r} but its instructions say {count}"
+            for name, count in counted.items()
+            if not _same_number(row.get(name), count)
+        ]
+    return found
+
+
+def reasoning_problems(row: Row, exports: CohortExports) -> list[str]:
+    """Whether the exported reasoning is the one the committed replies give. A fallback's is
+    the arena's own words about its replies; any other is the reasoning of one of its replies
+    (the one whose answer was taken), as the decide path's parser reads it again."""
+    decision_id, reasoning = str(row["decision_id"]), row.get("reasoning")
+    replies = sorted(exports.rows(decision_id, "replies"), key=lambda r: int(r["attempt"]))
+    if not replies and not reasoning:
+        return []
+    if not isinstance(reasoning, str):
+        return ["reasoning: not text"]
+    if row.get("fallback") is True:
+        if reasoning.startswith(f"{FALLBACK_PREFIX} {len(replies)} replies"):
+            return []
+        return ["reasoning: not the fallback's, for its replies"]
+    for reply in reversed(replies):
+        try:
+            answer = parse_answer(reply_text(str(reply["raw_body"])))
+        except DecisionFormatError:
+            continue
+        if answer.action.value == row.get("action") and answer.reasoning == reasoning:
+            return []
+    return ["reasoning: not what any of its committed replies says"]
 
 
 def inconsistencies(decision_id: str, exports: CohortExports) -> list[str]:

@@ -22,7 +22,8 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from arena_core.site.statistics import RankingRules
+from arena_core.analysis.figures import Rules
+from arena_local.serve import SiteHandler
 from tests.conftest import ROOT
 from tests.support.scenario import Scenario, build
 
@@ -37,19 +38,11 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# The same policy the CloudFront response-headers policy sends (infra/site construct).
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
 ARTIFACTS = ROOT / "test-artifacts"
 
 
-class Handler(http.server.SimpleHTTPRequestHandler):
-    def end_headers(self) -> None:
-        self.send_header("Content-Security-Policy", CSP)
-        self.send_header("X-Content-Type-Options", "nosniff")
-        super().end_headers()
+class Handler(SiteHandler):
+    """``arena serve``'s handler (the headers CloudFront sends), without the request log."""
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -59,7 +52,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     # Extra markets and a lower minimum sample, so ranks, rank ranges, provisional and unscored
     # families, pairs and reliability bins all appear on the pages.
-    rules = RankingRules(min_forecasts=8, min_cohorts=2)
+    rules = Rules(min_forecasts=8, min_cohorts=2, min_weeks=2, min_events=4)
     built = build(tmp_path_factory.mktemp("site"), weeks=2, extra=6, rules=rules)
     built.publish()
     return built

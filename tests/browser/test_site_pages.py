@@ -72,7 +72,7 @@ def test_charts_have_dated_ticks_values_on_hover_and_a_legend(
     figure = page.locator("#returns ~ section.chart figure:not([hidden])").first
     assert figure.get_attribute("data-range") == "ALL"
     ticks = figure.locator("text.tick").all_text_contents()
-    assert any(t.endswith("%") for t in ticks)  # value ticks with their unit
+    assert any(t.startswith(("$", "-$")) for t in ticks)  # value ticks with their unit
     months = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
     assert any(t.startswith(months) for t in ticks)  # dated time ticks
     assert len(ticks) >= 5
@@ -81,7 +81,7 @@ def test_charts_have_dated_ticks_values_on_hover_and_a_legend(
     legend = figure.locator("ul.legend li").all_inner_texts()
     assert len(legend) == series.count()
     title = figure.locator("circle.mark title").first.text_content() or ""
-    assert "%" in title and "UTC" in title  # the point's value and time on hover
+    assert "$" in title and "UTC" in title  # the point's value and time on hover
 
 
 def test_the_all_range_of_a_young_deployment_draws_points(scenario: Scenario, visit: Any) -> None:
@@ -105,8 +105,8 @@ def test_a_phone_shows_the_ranking_columns_without_scrolling_the_page(
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 390, f"{name}: the page scrolls sideways ({width} px)"
             page.screenshot(path=str(artifacts / f"390-{name}.png"), full_page=False)
-            if name == "leaderboard":
-                for header in ("Rank (range)", "Model", "Brier"):
+            if name == "leaderboard":  # rank, model, the ranked measure, skill vs market
+                for header in ("Rank", "Model", "Brier", "Skill vs market"):
                     box = page.locator("#leaderboard th", has_text=header).first.bounding_box()
                     assert box is not None and box["x"] + box["width"] <= 390, header
             page.close()

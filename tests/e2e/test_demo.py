@@ -17,11 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from arena_core.adapters.site_publishers import state_folder
 from arena_core.domain.rules import MAX_BET_FRACTION, MIN_BET, STARTING_BALANCE
 from arena_core.scoring.bets import SCORE_PLACES
 from arena_local.demo.faults import CRASH_POINTS
 from arena_local.demo.ledger import canonical
 from arena_local.demo.main import LEDGER_FILE, DemoOutcome, DemoRequest, run_demo
+from tests.support.reachable import published, reachable
 
 
 def rows(path: Path) -> list[dict[str, str]]:
@@ -64,7 +66,7 @@ def test_faults_leave_the_ledger_identical(demo: tuple[DemoOutcome, Path, str]) 
     assert outcome.injector.retries >= 2  # the scheduled crashes were retried
     assert outcome.injector.concurrent_runs == 1
     assert "Ledger with faults is identical to the clean run" in printed
-    assert json.loads((out / LEDGER_FILE).read_text()) == outcome.clean.ledger
+    assert json.loads((state_folder(out) / LEDGER_FILE).read_text()) == outcome.clean.ledger
 
 
 def test_the_week_ran_as_scheduled(demo: tuple[DemoOutcome, Path, str]) -> None:
@@ -121,3 +123,16 @@ def test_exports_obey_the_methodology(demo: tuple[DemoOutcome, Path, str]) -> No
         if family:
             mean = sum(family, Decimal(0)) / len(family)  # exported to six places
             assert float(row["brier"]) == round(float(mean), 6)
+
+
+def test_the_site_folder_holds_only_what_readers_are_meant_to_read(
+    demo: tuple[DemoOutcome, Path, str],
+) -> None:
+    """Issue 28 §5: every file of the published folder is reached from the home page (links,
+    the dataset's listings, each CSV's JSON twin); the ledger, the status and the publisher's
+    manifest are beside it, in ``site.state``."""
+    _, out, printed = demo
+    assert published(out) - reachable(out) == set()
+    state = state_folder(out)
+    assert {p.name for p in state.iterdir()} >= {LEDGER_FILE, "status.json", "manifest.json"}
+    assert f"ledger and status: {state.resolve()}" in printed

@@ -21,6 +21,7 @@ import pytest
 from arena_core.domain.panel import P_MAX, P_MIN, Methodology
 from arena_local.demo.main import DemoOutcome, DemoRequest, run_demo
 from tests.support.panel_exports import read_csv, recompute_panel_leaderboard
+from tests.support.reachable import published, reachable
 
 STAND_INS = ("standin-gpt-5.1", "standin-qwen-3-next")
 COHORT = "c2026-11-01"
@@ -79,10 +80,17 @@ def test_the_panel_leaderboard_recomputes_from_the_exports(
     demo: tuple[DemoOutcome, Path, str],
 ) -> None:
     _, out, printed = demo
-    statistics = recompute_panel_leaderboard(out / "data")
-    follower = statistics.shared.families["baseline-market-follower"]
+    board = recompute_panel_leaderboard(out / "data")
+    follower = board.shown.families["baseline-market-follower"]
     assert follower.skill is not None and follower.skill.estimate == pytest.approx(0.0)
-    assert {"ensemble", "market"} <= set(statistics.families)
+    assert {"ensemble", "market"} <= set(board.shown.families)
     assert "Leaderboard (methodology v1+panel: ranked on the forecast panel)" in printed
     page = (out / "index.html").read_text()
     assert 'id="panel-leaderboard"' in page and 'id="leaderboard"' not in page
+
+
+def test_every_file_of_the_panel_site_is_reached_from_its_home_page(
+    demo: tuple[DemoOutcome, Path, str],
+) -> None:
+    _, out, _ = demo
+    assert published(out) - reachable(out) == set()

@@ -12,9 +12,10 @@ import httpx
 import pytest
 
 from arena_core.adapters.polymarket import parse_market
+from arena_core.adapters.site_publishers import LocalFolderPublisher, state_folder
 from arena_local.cli import main
 from arena_local.demo.errors import DemoError, MarketsFileError
-from arena_local.demo.ledger import differences
+from arena_local.demo.ledger import differences, write_ledger
 from arena_local.demo.main import DemoRequest, choose_lineup, prepare_out
 from arena_local.demo.markets import choose_markets, from_file, from_live_gamma, synthetic
 from arena_local.demo.schedule import Schedule, firings, schedules_from
@@ -118,16 +119,28 @@ def test_agents_are_chosen_by_family_id() -> None:
 def test_the_output_folder_is_never_someone_elses(tmp_path: Path) -> None:
     mine = tmp_path / "site"
     prepare_out(mine)
-    (mine / ".site-manifest.json").write_text("{}")
-    (mine / "stale.html").write_text("old run")
+    LocalFolderPublisher(mine).publish({"stale.html": b"old run"})  # a previous demo's site
+    write_ledger({"old": "run"}, state_folder(mine) / "ledger.json")
     prepare_out(mine)
-    assert list(mine.iterdir()) == []
+    assert list(mine.iterdir()) == [] and not state_folder(mine).exists()
+    legacy = tmp_path / "legacy"  # a site of before the state folder: its manifest inside
+    legacy.mkdir()
+    (legacy / ".site-manifest.json").write_text("{}")
+    prepare_out(legacy)
+    assert list(legacy.iterdir()) == []
     other = tmp_path / "documents"
     other.mkdir()
     (other / "thesis.tex").write_text("precious")
     with pytest.raises(DemoError, match="not touching"):
         prepare_out(other)
     assert (other / "thesis.tex").read_text() == "precious"
+    # Nor the folder beside it that happens to carry the state folder's name
+    fresh = tmp_path / "fresh"
+    state_folder(fresh).mkdir()
+    (state_folder(fresh) / "notes.txt").write_text("mine")
+    with pytest.raises(DemoError, match="not touching"):
+        prepare_out(fresh)
+    assert (state_folder(fresh) / "notes.txt").read_text() == "mine"
 
 
 def test_cli_errors_are_one_line_and_exit_2(

@@ -95,6 +95,7 @@ PUBLISH_S3: Grants = {
     "Audit/decisions/*": {"s3:GetObject"},
     "Audit/universes/*": {"s3:GetObject"},
     "Site/*": {"s3:PutObject"},
+    "Site/_internal/*": {"s3:GetObject"},
     "Site/.site-manifest.json": {"s3:GetObject"},
     "Site/data/*": {"s3:GetObject"},
     "Site": {"s3:ListBucket"},
@@ -111,9 +112,8 @@ EXPECTED_S3: dict[str, Grants] = {
         "Audit/universes/*": {"s3:GetObject"},
         "Audit/panels/*": {"s3:GetObject"},
         "Audit/decisions/*": RETAINED,
-        "Site/commitments/decisions/*": RETAINED,
-        "Site/commitments/log.jsonl": {"s3:GetObject", "s3:PutObject"},
-        "Site": {"s3:ListBucket"},
+        "Audit": {"s3:ListBucket"},  # the week's universe, looked up before the claim
+        "Site/commitments/decisions/*": RETAINED,  # and nothing else of the site
     },
     "Finalize": {
         **PUBLISH_S3,
@@ -198,16 +198,23 @@ def _statements(raw: dict[str, Any], role: str) -> Iterator[dict[str, Any]]:
         yield from inline["PolicyDocument"]["Statement"]
 
 
-def allowed(raw: dict[str, Any], function: str) -> Grants:
-    """What the function's role allows, as rendered resource -> actions."""
+def allowed(raw: dict[str, Any], function: str, effect: str = "Allow") -> Grants:
+    """What the function's role allows (or, with ``effect="Deny"``, refuses whatever else
+    allows), as rendered resource -> actions."""
     names = _names(raw)
     found: Grants = {}
     for statement in _statements(raw, _role(raw, function)):
-        assert statement["Effect"] == "Allow"
+        assert statement["Effect"] in ("Allow", "Deny")
+        if statement["Effect"] != effect:
+            continue
         for resource in _listed(statement["Resource"]):
             actions = found.setdefault(render(resource, names), set())
             actions.update(_listed(statement["Action"]))
     return found
+
+
+def denied(raw: dict[str, Any], function: str) -> Grants:
+    return allowed(raw, function, "Deny")
 
 
 def _service(grants: Grants, service: str) -> Grants:
@@ -277,12 +284,41 @@ def test_prepare_cannot_write_decisions_and_decide_cannot_write_universes(
         return {r for r, a in grants.items() if any(x.startswith("s3:Put") for x in a)}
 
     assert writable("Prepare") == {"Audit/universes/*", "Audit/panels/*"}
-    # Decide writes no page: only its decisions' commitments and their log's lines.
-    assert writable("Decide") == {
-        "Audit/decisions/*",
-        "Site/commitments/decisions/*",
-        "Site/commitments/log.jsonl",
-    }
+    # Decide writes no page and not the log: only its decisions' commitments.
+    assert writable("Decide") == {"Audit/decisions/*", "Site/commitments/decisions/*"}
+
+
+@pytest.mark.parametrize(
+    ("function", "refused"),
+    [
+        ("OpenCohort", {}),
+        ("Prepare", {}),
+        ("Decide", {}),
+        ("Finalize", {"Site/commitments/decisions/*": {"s3:PutObject"}}),
+        ("Snapshot", {"Site/commitments/*": {"s3:PutObject"}}),
+        ("Resolve", {}),  # it publishes nothing: no site write to deny
+    ],
+)
+def test_publishers_write_any_page_but_the_commitments_they_do_not_own(
+    raw: dict[str, Any], function: str, refused: Grants
+) -> None:
+    """Before: Snapshot, Resolve and Finalize could write anywhere in the site bucket,
+    commitments included. Now only Decide may create a decision's commitment and only
+    Finalize may write the runs and the log; an explicit Deny beats their ``*``. (Resolve
+    no longer writes the site at all: the next snapshot tick publishes what it settled.)"""
+    assert denied(raw, function) == refused
+
+
+def test_every_role_is_checked_against_its_denies(raw: dict[str, Any]) -> None:
+    """The granted-and-not-denied check the handler run relies on."""
+    grants, denies = allowed(raw, "Snapshot"), denied(raw, "Snapshot")
+    assert _granted(grants, "s3:PutObject", "Site/index.html", denies)
+    assert not _granted(grants, "s3:PutObject", "Site/commitments/log.jsonl", denies)
+    assert not _granted(grants, "s3:PutObject", "Site/commitments/decisions/x/y.json", denies)
+    grants, denies = allowed(raw, "Finalize"), denied(raw, "Finalize")
+    assert _granted(grants, "s3:PutObject", "Site/commitments/log.jsonl", denies)
+    assert _granted(grants, "s3:PutObject", "Site/commitments/runs/r.json", denies)
+    assert not _granted(grants, "s3:PutObject", "Site/commitments/decisions/x/y.json", denies)
 
 
 def test_only_committed_writes_may_set_a_retention(raw: dict[str, Any]) -> None:
@@ -484,12 +520,17 @@ def _run_a_week(recording: Recording) -> None:
         assert container.stores.panel.scores("c2026-03-01")
 
 
-def _granted(grants: Grants, action: str, resource: str) -> bool:
-    """Whether an IAM grant covers the call (``*`` in a resource matches any characters)."""
-    return any(
-        action in actions and fnmatch.fnmatchcase(resource, pattern)
-        for pattern, actions in grants.items()
-    )
+def _granted(grants: Grants, action: str, resource: str, denies: Grants | None = None) -> bool:
+    """Whether an IAM grant covers the call and no Deny refuses it (``*`` in a resource
+    matches any characters)."""
+
+    def covers(found: Grants) -> bool:
+        return any(
+            action in actions and fnmatch.fnmatchcase(resource, pattern)
+            for pattern, actions in found.items()
+        )
+
+    return covers(grants) and not covers(denies or {})
 
 
 def test_grants_cover_every_call_the_handlers_make(
@@ -498,8 +539,8 @@ def test_grants_cover_every_call_the_handlers_make(
     _run_a_week(recording)
     assert set(recording.needs) == set(FUNCTIONS)
     for function, calls in recording.needs.items():
-        grants = allowed(raw, function)
-        missing = sorted(c for c in calls if not _granted(grants, *c))
+        grants, denies = allowed(raw, function), denied(raw, function)
+        missing = sorted(c for c in calls if not _granted(grants, *c, denies))
         assert not missing, f"{function} calls what it is not granted: {json.dumps(missing)}"
     # The retained writes were really made with a retention (so the rows above were tested)
     retained = {

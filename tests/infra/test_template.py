@@ -305,3 +305,21 @@ def test_no_wildcard_actions_on_data_resources(raw: dict[str, Any]) -> None:
             for action in actions(statement):
                 assert action not in ("*", "s3:*", "dynamodb:*", "secretsmanager:*", "sqs:*")
                 assert not action.startswith(("s3:Delete", "dynamodb:DeleteTable", "s3:PutBucket"))
+
+
+def test_the_publications_bookkeeping_is_refused_to_the_distribution(raw: dict[str, Any]) -> None:
+    """Origin access control allows CloudFront every object of the site bucket; the manifest
+    and the cohorts' marks (``_internal/``) share it, so a Deny must name them."""
+    policies = resources(raw, "AWS::S3::BucketPolicy").values()
+    cloudfront = [
+        statement
+        for policy in policies
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+        if statement.get("Principal") == {"Service": "cloudfront.amazonaws.com"}
+    ]
+    allowed = [s for s in cloudfront if s["Effect"] == "Allow"]
+    (denied,) = [s for s in cloudfront if s["Effect"] == "Deny"]
+    assert allowed and all("s3:GetObject" in json.dumps(s["Action"]) for s in allowed)
+    assert denied["Action"] == "s3:GetObject"
+    suffixes = sorted(resource["Fn::Join"][1][-1] for resource in denied["Resource"])
+    assert suffixes == ["/.site-manifest.json", "/_internal/*"]

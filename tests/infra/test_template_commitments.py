@@ -76,7 +76,7 @@ def commitment_denies(raw: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def test_the_site_bucket_refuses_to_rewrite_or_delete_commitments(raw: dict[str, Any]) -> None:
-    denies = commitment_denies(raw)
+    denies = {r: s for r, s in commitment_denies(raw).items() if not writers_only(s)}
     assert len(denies) == 3
     committed = next(s for r, s in denies.items() if "/commitments/decisions/*" in r)
     assert "/commitments/runs/*" in json.dumps(committed["Resource"])
@@ -89,6 +89,51 @@ def test_the_site_bucket_refuses_to_rewrite_or_delete_commitments(raw: dict[str,
     deletes = next(s for r, s in denies.items() if r.endswith('/commitments/*"]]}'))
     assert set(deletes["Action"]) == {"s3:DeleteObject", "s3:DeleteObjectVersion"}
     assert "Condition" not in deletes  # no delete marker can hide a commitment
+
+
+def writers_only(statement: dict[str, Any]) -> bool:
+    return "ArnNotEquals" in statement.get("Condition", {})
+
+
+def role_of(raw: dict[str, Any], function: str) -> str:
+    (found,) = [
+        v["Properties"]["Role"]["Fn::GetAtt"][0]
+        for k, v in raw["Resources"].items()
+        if v["Type"] == "AWS::Lambda::Function" and k.startswith(f"Functions{function}")
+    ]
+    return str(found)
+
+
+def writers(raw: dict[str, Any]) -> dict[str, list[str]]:
+    """Role logical id -> the commitment keys only it may write (the bucket's word)."""
+    found: dict[str, list[str]] = {}
+    for statement in commitment_denies(raw).values():
+        if not writers_only(statement):
+            continue
+        assert statement["Effect"] == "Deny" and statement["Action"] == "s3:PutObject"
+        assert statement["Principal"] == {"AWS": "*"}  # every principal, operators included
+        role = statement["Condition"]["ArnNotEquals"]["aws:PrincipalArn"]["Fn::GetAtt"][0]
+        resources = statement["Resource"]
+        keys = [
+            r["Fn::Join"][1][-1]
+            for r in (resources if isinstance(resources, list) else [resources])
+        ]
+        found[role] = sorted(keys)
+    return found
+
+
+@pytest.mark.parametrize("retain", [True, False])
+def test_only_decide_commits_decisions_and_only_finalize_writes_runs_and_the_log(
+    raw: dict[str, Any], retain: bool
+) -> None:
+    """Before: the snapshot, resolve and finalize roles could write anywhere in the site
+    bucket, commitments included, and the log's append-only rule was the writer's code only.
+    The bucket now refuses, to every principal but the one role, each part of commitments/."""
+    template = raw if retain else synthesized({"arena:retainData": False})
+    assert writers(template) == {
+        role_of(template, "Decide"): ["/commitments/decisions/*"],
+        role_of(template, "Finalize"): ["/commitments/log.jsonl", "/commitments/runs/*"],
+    }
 
 
 def synthesized(context: dict[str, Any]) -> dict[str, Any]:
@@ -106,7 +151,7 @@ def test_settings_come_from_context_and_are_checked_at_synth() -> None:
     # destroy can empty the buckets; Object Lock itself stays enabled
     loose = synthesized({"arena:retainData": False})
     assert {e["ARENA_OBJECT_LOCK_DAYS"] for e in environments(loose)} == {"0"}
-    assert commitment_denies(loose) == {}
+    assert all(writers_only(s) for s in commitment_denies(loose).values())
     assert bucket(loose, "StorageSite")["ObjectLockEnabled"] is True
     assert object_lock_mode(None) == "GOVERNANCE"
     # A typo fails the synth, not a Lambda

@@ -13,6 +13,7 @@ import pytest
 
 from arena_core.adapters.dynamodb import dynamo_stores
 from arena_core.adapters.s3_blobs import S3BlobStore
+from arena_core.adapters.site_publishers import state_folder
 from arena_core.domain.cohort import Agent
 from arena_core.errors import UpstreamAuthError
 from arena_core.ports.clock import FixedClock
@@ -107,7 +108,7 @@ def test_status_of_a_demo_output(tmp_path: Path, capsys: pytest.CaptureFixture[s
     out = tmp_path / "site"
     run_demo(DemoRequest(weeks=1, agents=("baselines",), offline=True, out=out), stream=None)
     capsys.readouterr()
-    ledger = json.loads((out / "ledger.json").read_text())
+    ledger = json.loads((state_folder(out) / "ledger.json").read_text())
     # When its status is asked for
     assert main(["status", "--dir", str(out)]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -26,16 +26,16 @@ from arena_local.cost.model import (
     schedules,
 )
 from arena_local.cost.report import render
-from arena_local.cost.steady import Measured, SteadyState, measure_steady_state
+from arena_local.cost.steady import TYPICAL, Measured, SteadyState, measure_steady_state
 from arena_local.cost.totals import after_free_tier
 from arena_local.workflow import synthesized_template
 
 # Small: the three baselines, a 100-market universe, two completed cohorts before the five
-# live ones; a 2-hour sample from Sunday 00:00, metered on to a whole day.
+# live ones; a 6-hour sample from Sunday 00:00 (the report's), metered on to a whole day.
 SMALL = SteadyState(
     history_weeks=2,
     scores_per_agent=5,
-    sample_hours=2,
+    sample_hours=6,  # as the report meters it
     span_hours=24,
     warm_up_hours=6,
     universe_size=100,
@@ -64,8 +64,10 @@ def _expression(template: dict[str, Any], target: str) -> str:
 def test_the_sample_is_metered_per_function_and_publication(measured: Measured) -> None:
     usage = measured.usage
     ticks = SMALL.sample_hours * 6
-    assert usage["Snapshot"].invocations == ticks  # every 10 minutes, as deployed
-    assert usage["Resolve"].invocations == SMALL.sample_hours
+    # Every 10 minutes and hourly, as deployed; costed from the hours after the run's (the
+    # week's run hour is metered, then left out of theirs: ``steady.TYPICAL``)
+    assert usage["Snapshot"].invocations == ticks - 6
+    assert usage["Resolve"].invocations == SMALL.sample_hours - 1
     assert (usage["OpenCohort"].invocations, usage["Prepare"].invocations) == (1, 1)
     assert usage["Decide"].invocations == len(BASELINES) * SMALL.live_cohorts
     # Every tick published: its leaderboard, the window's live figures, the hour's everything,
@@ -90,7 +92,7 @@ def test_the_sample_is_metered_per_function_and_publication(measured: Measured) 
 def test_the_model_agrees_with_a_metered_day_line_by_line(
     template: dict[str, Any], measured: Measured
 ) -> None:
-    """Quantities per month from the 2-hour sample (occurrences from the template, costs per
+    """Quantities per month from the 6-hour sample (occurrences from the template, costs per
     occurrence from the sample) against the day's own counts: each weekly item once a week,
     everything else scaled from the day. Within 10% per line."""
     assert measured.span_usage is not None
@@ -98,8 +100,11 @@ def test_the_model_agrees_with_a_metered_day_line_by_line(
     model = line_map(all_lines(template, measured, prices))
     span = SMALL.span_hours
     direct_usage = measured.span_usage
+    # Passes and resolutions are costed from the hours after the run's (``TYPICAL``)
+    hours = {name: span - 1 if name in TYPICAL else span for name in direct_usage}
     direct = {
-        name: usage.invocations * (WEEKS_PER_MONTH if name in WEEKLY else HOURS_PER_MONTH / span)
+        name: usage.invocations
+        * (WEEKS_PER_MONTH if name in WEEKLY else HOURS_PER_MONTH / hours[name])
         for name, usage in direct_usage.items()
     }
     metered = replace(measured, usage=direct_usage)

@@ -78,7 +78,9 @@ def test_an_altered_reply_fails_naming_the_decision(site: CommittedSite) -> None
     decision_id = site.decision_id(BETTOR)
     alter(site, "replies", lambda rows: of(rows, decision_id).update(raw_body="{}"))
     report = check(site.root)
-    (problem,) = report.problems
+    # the reasoning exported is no longer what its (altered) reply says, and the hash differs
+    reasoning, problem = report.problems
+    assert reasoning == f"{decision_id}: reasoning: not what any of its committed replies says"
     assert problem.startswith(f"{decision_id}: the exports hash to ")
     assert "reply_sha256[0]" in problem
 
@@ -152,7 +154,7 @@ def test_a_completion_retried_after_a_crash_is_reported_as_superseded(site: Comm
     earlier = committed.read_bytes().replace(b"00:05:0", b"00:04:0")
     (committed.parent / f"{hashlib.sha256(earlier).hexdigest()}.json").write_bytes(earlier)
     store = FolderCommitmentStore(site.root)
-    assert append_to_log(store, unlisted_entries(store)) == 1
+    assert append_to_log(store, unlisted_entries(store).entries) == 1
     # Then the site still verifies, and the other completion is counted
     report = check(site.root)
     assert report.ok, report.problems

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.agents.baselines import AlwaysHold, MarketFollower, RandomAgent
+from arena_core.analysis.figures import Rules
 from arena_core.constants import universe_key
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.lineup import default_lineup
@@ -22,7 +23,6 @@ from arena_core.services.decide import DecideRequest, DecideService
 from arena_core.services.publish_site import PublishSiteService, SiteReport
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
-from arena_core.site.statistics import RankingRules
 from arena_local.memory import InMemoryBlobStore, memory_stores
 from tests.support.agents import ScriptedAgent
 from tests.support.builders import WEEK0, binary, resolved
@@ -50,7 +50,7 @@ def bets_reply(bets: list[tuple[str, str, int]], reasoning: str) -> str:
 
 
 CATEGORIES = ("Politics", "Sports", "Crypto")
-HORIZONS = (timedelta(days=3), timedelta(days=20), timedelta(days=90))
+HORIZONS = (timedelta(days=3), timedelta(days=5), timedelta(days=40))  # two mature by the end
 
 
 def extra_markets(week_start: datetime, count: int) -> list[Market]:
@@ -100,7 +100,7 @@ class Scenario:
     clock: FixedClock
     source: StaticMarketSource
     site_dir: Path
-    rules: RankingRules | None = None  # the service's defaults unless a test lowers them
+    rules: Rules | None = None  # the service's defaults unless a test lowers them
 
     def publish(self) -> SiteReport:
         publisher = LocalFolderPublisher(self.site_dir)
@@ -152,7 +152,7 @@ def build(
     *,
     weeks: int = 1,
     snapshots_per_week: int = 24,
-    rules: RankingRules | None = None,
+    rules: Rules | None = None,
     extra: int = 0,
 ) -> Scenario:
     """``weeks`` of history; with ``extra`` > 0 each week also has that many markets of its own

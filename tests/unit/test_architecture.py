@@ -1,6 +1,6 @@
 """The layer's dependency rules, checked on its source: one direction, no cycles, no harness.
 
-    errors/constants ← domain ← scoring ← protocol/workflow ← ports ← site ← services
+    errors/constants ← domain ← scoring ← analysis ← protocol/workflow ← ports ← site ← services
         ← adapters/agents/settings/bootstrap/entrypoints/observability ← functions
 
 A module may import its own layer and the layers to its left, never to its right; ports never
@@ -20,6 +20,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("errors", "constants"),
     ("domain",),
     ("scoring",),
+    ("analysis",),
     ("protocol", "workflow"),
     ("ports",),
     ("site",),

@@ -36,10 +36,12 @@ RETRYABLE = {
     "DecisionFormatError": False,
     "DecideAttemptError": True,  # recorded, counted toward the attempt limit, then retried
     "RunRequestError": False,  # a future or non-Sunday week: asking again cannot help
+    "InvalidIdError": False,  # an id outside its alphabet stays outside it
     "PersistenceError": True,  # throttling or a service fault that outlasted the client's retries
     "ConflictError": False,
     "NotFoundError": False,
     "StoreLimitError": False,  # an item or number the store refuses: the same write fails again
+    "CorruptRecordError": False,  # an item the code cannot decode: reading again cannot help
     "VersionConflictError": True,  # a lost optimistic race: read again
     "ClaimConflictError": False,
     "DecisionAlreadySucceededError": False,
@@ -59,6 +61,7 @@ RETRYABLE = {
     "DemoError": False,
     "MarketsFileError": False,
     "LedgerMismatchDemoError": False,
+    "DatasetError": False,  # a published dataset that cannot be analysed: fix the input
 }
 
 

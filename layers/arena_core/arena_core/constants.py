@@ -53,6 +53,25 @@ SNAPSHOT_SCHEDULE = _rate(SNAPSHOT_PERIOD)
 RESOLVE_SCHEDULE = _rate(RESOLVE_PERIOD)
 
 
+UNIVERSE_PREFIX = "universes/"
+
+
 def universe_key(week_start: date) -> str:
     """The audit key of a week's captured market universe (written once by its first run)."""
-    return f"universes/week-{week_start.isoformat()}.json"
+    return f"{UNIVERSE_PREFIX}week-{week_start.isoformat()}.json"
+
+
+# The site's Content-Security-Policy: no inline script or style, nothing from elsewhere. CloudFront
+# sends it as a header; every page also carries it in a <meta> tag (so any other host of the
+# exported site applies it), less the directives a <meta> tag cannot carry (browsers ignore
+# frame-ancestors there); `arena serve` sends the header too.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+HEADER_ONLY_DIRECTIVES = ("frame-ancestors",)
+META_CONTENT_SECURITY_POLICY = "; ".join(
+    d
+    for d in CONTENT_SECURITY_POLICY.split("; ")
+    if d.split(" ", 1)[0] not in HEADER_ONLY_DIRECTIVES
+)

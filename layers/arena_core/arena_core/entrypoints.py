@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the workflow's models load only in the functions of the wor
     from collections.abc import Sequence
 
     from arena_core.domain.portfolio import PortfolioSnapshot
+    from arena_core.services.commitments import SealReport
     from arena_core.services.open_cohort import OpenCohortResult
     from arena_core.services.panel import PanelSettings
     from arena_core.services.publish_site import Scope, SiteReport
@@ -53,6 +54,8 @@ class FinalizeResult(_Result):
     run_root: str | None = None  # the Merkle root of the run's commitments, when sealed
     # The agents that ended without a decision, named in one alert when a topic is configured.
     undecided: tuple[str, ...] = ()
+    # Committed objects sealing skipped because they cannot be read (listed for an operator).
+    unreadable_commitments: tuple[str, ...] = ()
 
 
 class ResolveResult(_Result):
@@ -211,13 +214,17 @@ def finalize(c: Container, event: FinalizeInput) -> FinalizeResult:
     from arena_core.services.weekly_run import decision_counts  # noqa: PLC0415
 
     decisions = decision_counts(event.results)
-    root = seal_run(c, event)
+    report = seal_run(c, event)
     # The run's trades appear on the site at once, whatever the refresh window.
     snapshot = snapshot_and_publish(c, weekly=True)
     # Last: a failure to alert fails the step, whose retry then finds the rest done.
     undecided = alert_failures(c, event)
     return FinalizeResult(
-        decisions=decisions, snapshot=snapshot, run_root=root, undecided=tuple(undecided)
+        decisions=decisions,
+        snapshot=snapshot,
+        run_root=report.root if report else None,
+        unreadable_commitments=report.unreadable if report else (),
+        undecided=tuple(undecided),
     )
 
 
@@ -233,7 +240,7 @@ def alert_failures(c: Container, event: FinalizeInput) -> list[str]:
     )
 
 
-def seal_run(c: Container, event: FinalizeInput) -> str | None:
+def seal_run(c: Container, event: FinalizeInput) -> SealReport | None:
     """The run's commitment: the Merkle root of its decisions' commitments, written once per
     execution, and the log brought up to date. Before the site: it never waits on rendering."""
     from arena_core.services import commitments  # noqa: PLC0415
@@ -243,7 +250,7 @@ def seal_run(c: Container, event: FinalizeInput) -> str | None:
     if store is None:
         return None
     decided = [r.decision_id for r in event.results if isinstance(r, DecideOutput)]
-    report = commitments.seal_run(
+    return commitments.seal_run(
         c.stores.decisions,
         store,
         run_id=event.execution_id,
@@ -251,7 +258,6 @@ def seal_run(c: Container, event: FinalizeInput) -> str | None:
         decision_ids=decided,
         now=c.clock.now(),
     )
-    return report.root if report else None
 
 
 def publish_site(
@@ -259,11 +265,15 @@ def publish_site(
 ) -> SiteReport:
     """Publish the site (default: the weekly scope, everything); ``fresh``: snapshots just
     taken, the latest of their agents."""
+    from arena_core.analysis.figures import Rules  # noqa: PLC0415
     from arena_core.services.publish_site import WEEKLY, PublishSiteService  # noqa: PLC0415
-    from arena_core.site.statistics import RankingRules  # noqa: PLC0415
+    from arena_core.site.build import parse_simulation  # noqa: PLC0415
 
-    rules = RankingRules(c.settings.min_forecasts, c.settings.min_cohorts)
-    service = PublishSiteService(c.reading_stores, c.publisher, c.blobs, c.clock, rules)
+    rules = Rules(min_forecasts=c.settings.min_forecasts, min_cohorts=c.settings.min_cohorts)
+    simulated = parse_simulation(c.settings.simulation)
+    service = PublishSiteService(
+        c.reading_stores, c.publisher, c.blobs, c.clock, rules, simulated=simulated
+    )
     return service.run(scope or WEEKLY, fresh=fresh)
 
 

@@ -10,10 +10,14 @@ into these with ``raise ... from exc``; callers branch on the class, never on th
     │   └── InvalidProbabilityError    a probability outside [0, 1] (also a ValueError)
     ├── DecisionFormatError            a model reply that cannot be read as a decision
     ├── DecideAttemptError             a decide attempt failed after its claim (recorded, retried)
-    ├── RunRequestError                a run asked for a future or non-Sunday week
+    ├── RunRequestError                a run asked for a future or non-Sunday week, an
+    │                                  unknown universe, a week before any cohort
+    ├── InvalidIdError                 an id outside its kind's alphabet or length (also a
+    │                                  ValueError)
     ├── PersistenceError               the repository or blob store failed
     │   ├── NotFoundError              an item that must exist does not
     │   ├── StoreLimitError            a write beyond the store's limits (size, digits, count)
+    │   ├── CorruptRecordError         a stored item the code cannot decode
     │   └── ConflictError              a conditional write lost a race: VersionConflictError,
     │                                  ClaimConflictError (already succeeded, held, attempts
     │                                  exhausted, claim lost)
@@ -22,7 +26,9 @@ into these with ``raise ... from exc``; callers branch on the class, never on th
     │   ├── RetryableUpstreamError     transient: timeouts, 429, 5xx (worth retrying later)
     │   └── FatalUpstreamError         retrying cannot help (subclasses: auth 401/403,
     │                                  credits 402, not found 404, bad request 400)
-    └── ConfigurationError             settings missing or invalid
+    ├── ConfigurationError             settings missing or invalid
+    └── DatasetError                   a published dataset that cannot be analysed (missing,
+                                       truncated or garbled tables)
 """
 
 from __future__ import annotations
@@ -127,7 +133,14 @@ class DecideAttemptError(ArenaError):
 
 class RunRequestError(ArenaError):
     """An operator (or a stray event) asked for a run that cannot be: a week that is not a
-    Sunday, a week or a run time in the future."""
+    Sunday, a week or a run time in the future or out of range, a week before any cohort, a
+    universe that is not the week's. Refused before anything is claimed or written."""
+
+
+class InvalidIdError(ArenaError, ValueError):
+    """An id (family, model, market, cohort, agent, decision) outside its kind's alphabet or
+    length, or a display name that is empty, too long or holds control characters
+    (``arena_core.domain.ids``). Also a ``ValueError``, so a pydantic model refuses it."""
 
 
 # --- persistence --------------------------------------------------------------------------------
@@ -149,6 +162,12 @@ class StoreLimitError(PersistenceError):
     """A write the store would refuse: an item over 400 KB, a number beyond 38 significant
     digits or DynamoDB's range, too many items in one request. Checked before sending, so
     nothing is partly applied; retrying cannot help."""
+
+
+class CorruptRecordError(PersistenceError):
+    """A stored item the code cannot decode (its JSON, or a field its model refuses): reading
+    it again gives the same answer, so it is never retried. A decision whose row cannot be
+    decoded is closed as failed, for good."""
 
 
 class VersionConflictError(ConflictError):
@@ -253,3 +272,11 @@ RETRYABLE: frozenset[type[ArenaError]] = frozenset(
 def retryable_error_names() -> list[str]:
     """The names the state machine's Retry matches (an error's ``errorType`` is its class name)."""
     return sorted(error.__name__ for error in RETRYABLE)
+
+
+# --- the published dataset ----------------------------------------------------------------------
+
+
+class DatasetError(ArenaError):
+    """A published dataset (or a table of it) that cannot be read for analysis: the message
+    names the table and what is wrong, on one line."""

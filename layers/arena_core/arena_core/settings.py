@@ -7,11 +7,12 @@ parameter (a SecureString) that holds it is.
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from arena_core.constants import ObjectLockMode
 from arena_core.domain.panel import Methodology
+from arena_core.site.build import parse_simulation
 
 
 class ArenaSettings(BaseSettings):
@@ -64,3 +65,12 @@ class ArenaSettings(BaseSettings):
     # bucket), set on each object written: a mode and a number of days (0: not retained).
     object_lock_mode: ObjectLockMode | None = None
     object_lock_days: int = Field(default=0, ge=0, le=36500)
+    # What the site must say is simulated (the local demo: "clock,prices,replayed-markets");
+    # empty in a deployment. Stand-ins are read from the lineups themselves.
+    simulation: str = ""
+
+    @field_validator("simulation")
+    @classmethod
+    def _known_parts(cls, value: str) -> str:
+        parse_simulation(value)
+        return value

@@ -11,13 +11,17 @@ Retry list from the error hierarchy (``retryable_errors``), so the two sides can
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
-from typing import Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
+from arena_core.constants import UNIVERSE_PREFIX
+from arena_core.domain.cohort import date_in_calendar, in_calendar
 from arena_core.domain.decision_status import DecisionStatus
-from arena_core.errors import retryable_error_names
+from arena_core.domain.ids import AgentId, CohortId, DecisionId
+from arena_core.errors import ArenaError, RunRequestError, retryable_error_names
 
 # Where the state machine keeps each payload in its state document.
 ITEMS_PATH = "$.items"
@@ -41,6 +45,56 @@ PLATFORM_RETRYABLE = (
 )
 
 
+MAX_ITEMS = 10_000  # agents (or cohorts) a run names, at most
+_EXECUTION = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")  # Step Functions' names, bounded
+_UNIVERSE = re.compile(
+    rf"(?:s3://[a-z0-9][a-z0-9.-]{{1,62}}/)?{UNIVERSE_PREFIX}[A-Za-z0-9_.-]{{1,60}}"
+)
+
+
+def _calendar_date(day: date) -> date:
+    try:
+        return date_in_calendar(day, "week_start")
+    except ArenaError as exc:
+        raise ValueError(str(exc)) from exc
+
+
+def _calendar_time(moment: datetime) -> datetime:
+    try:
+        return in_calendar(moment, "run_at")
+    except ArenaError as exc:
+        raise ValueError(str(exc)) from exc
+
+
+def _matching(pattern: re.Pattern[str], kind: str) -> AfterValidator:
+    def check(text: str) -> str:
+        if pattern.fullmatch(text) is None:
+            raise ValueError(f"not {kind}: {text[:60]!r}")
+        return text
+
+    return AfterValidator(check)
+
+
+WeekDate = Annotated[date, AfterValidator(_calendar_date)]
+RunTime = Annotated[AwareDatetime, AfterValidator(_calendar_time)]
+ExecutionName = Annotated[str, _matching(_EXECUTION, "an execution name")]
+UniverseRef = Annotated[str, _matching(_UNIVERSE, "a universe reference")]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_event(model: type[M], event: Any) -> M:
+    """A Lambda event as its model, or a ``RunRequestError`` saying what is wrong in one line:
+    every id, time and reference is checked here, before any service runs."""
+    try:
+        return model.model_validate(event if isinstance(event, dict) else {"event": event})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ())) or "event"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise RunRequestError(f"{model.__name__}: {where}: {first['msg'][:200]}{more}") from None
+
+
 # Schemas are built on first use: each function of the workflow uses one input and one output
 # model, and its cold start should not pay for the others.
 class _Input(BaseModel):
@@ -54,18 +108,18 @@ class _Output(BaseModel):
 class RunInput(_Input):
     """The state machine's input: an operator may rerun one week, some cohorts or some agents."""
 
-    week_start: date | None = None
-    cohort_ids: list[str] | None = None
-    agent_ids: list[str] | None = None
-    max_concurrency: int | None = Field(default=None, ge=0)
+    week_start: WeekDate | None = None
+    cohort_ids: list[CohortId] | None = Field(default=None, max_length=MAX_ITEMS)
+    agent_ids: list[AgentId] | None = Field(default=None, max_length=MAX_ITEMS)
+    max_concurrency: int | None = Field(default=None, ge=0, le=MAX_ITEMS)
 
 
 class DecideItem(_Output):
     """One agent's work item, as Prepare lists it."""
 
-    agent_id: str
-    run_at: datetime
-    universe_ref: str
+    agent_id: AgentId
+    run_at: RunTime
+    universe_ref: UniverseRef
 
 
 class PreparedRun(_Output):
@@ -81,17 +135,17 @@ class PreparedRun(_Output):
 class DecideInput(_Input):
     """What the Decide step receives: the item plus the execution's name (the claim owner)."""
 
-    agent_id: str
-    run_at: datetime
-    universe_ref: str
-    execution_id: str = "manual"
+    agent_id: AgentId
+    run_at: RunTime
+    universe_ref: UniverseRef
+    execution_id: ExecutionName = "manual"
 
 
 class DecideOutput(_Output):
     """What the Decide step returns for one agent."""
 
-    agent_id: str
-    decision_id: str
+    agent_id: AgentId
+    decision_id: DecisionId
     status: DecisionStatus
     already_decided: bool = False  # a rerun found the decision already final
     action: str | None = None
@@ -105,7 +159,7 @@ class DecideOutput(_Output):
 class FailureRecord(_Output):
     """What the Catch records for an agent whose step failed for good."""
 
-    agent_id: str
+    agent_id: AgentId
     status: Literal[DecisionStatus.FAILED] = DecisionStatus.FAILED
     error: str
     cause: str
@@ -115,9 +169,9 @@ class FinalizeInput(_Input):
     """The Map's results, and the run they belong to: its time and its execution's name (the
     run's commitment is one object per execution)."""
 
-    results: list[DecideOutput | FailureRecord] = Field(default_factory=list)
-    run_at: datetime | None = None
-    execution_id: str = "manual"
+    results: list[DecideOutput | FailureRecord] = Field(default_factory=list, max_length=MAX_ITEMS)
+    run_at: RunTime | None = None
+    execution_id: ExecutionName = "manual"
 
 
 def item_selector() -> dict[str, str]:

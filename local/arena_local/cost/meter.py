@@ -75,6 +75,25 @@ class Usage:
         self.prompt_bytes += other.prompt_bytes
         self.metrics.update(other.metrics)
 
+    def without(self, other: Usage) -> Usage:
+        """This usage less ``other`` (metered over a part of the same span)."""
+        return Usage(
+            invocations=self.invocations - other.invocations,
+            seconds=self.seconds - other.seconds,
+            requests=self.requests - other.requests,
+            read_units=self.read_units - other.read_units,
+            write_units=self.write_units - other.write_units,
+            put_bytes=self.put_bytes - other.put_bytes,
+            site_uploads=self.site_uploads - other.site_uploads,
+            site_reads=self.site_reads - other.site_reads,
+            site_upload_bytes=self.site_upload_bytes - other.site_upload_bytes,
+            statistics_seconds=self.statistics_seconds - other.statistics_seconds,
+            log_bytes=self.log_bytes - other.log_bytes,
+            prompts=self.prompts - other.prompts,
+            prompt_bytes=self.prompt_bytes - other.prompt_bytes,
+            metrics=self.metrics - other.metrics,
+        )
+
 
 def _write_units(item: Mapping[str, Any], factor: int = 1) -> float:
     units = math.ceil(max(item_size(item), 1) / 1024)

@@ -2,7 +2,8 @@
 as long as the meter is attached, and counts under the function running (``Meter.current``).
 
 - custom CloudWatch metrics the handlers emit (Powertools ``Metrics.add_metric``);
-- the leaderboards' statistics, timed (their time grows with the history's forecasts);
+- the leaderboards' statistics (``site.boards.build``), timed (their time grows with the
+  history's forecasts);
 - requests to the upstream APIs (Polymarket, the model's server) over httpx: a deployed
   function waits for each over the internet, which an in-process run does not.
 """
@@ -40,20 +41,20 @@ def counting_metrics(meter: Meter) -> Iterator[None]:
 
 @contextmanager
 def timing_statistics(meter: Meter) -> Iterator[None]:
-    original = getattr(collect, "compute")  # noqa: B009 - patched while metering
+    original = getattr(collect, "build")  # noqa: B009 - patched while metering
 
-    def compute(*args: Any, **kwargs: Any) -> Any:
+    def build(*args: Any, **kwargs: Any) -> Any:
         started = time.thread_time()
         try:
             return original(*args, **kwargs)
         finally:
             meter.current().statistics_seconds += time.thread_time() - started
 
-    setattr(collect, "compute", compute)  # noqa: B010
+    setattr(collect, "build", build)  # noqa: B010
     try:
         yield
     finally:
-        setattr(collect, "compute", original)  # noqa: B010
+        setattr(collect, "build", original)  # noqa: B010
 
 
 @contextmanager

@@ -19,7 +19,6 @@ from typing import Any
 
 from arena_core.domain.decisions import DecisionRecord
 from arena_core.ports.stores import Stores
-from arena_core.site.carried import CARRIED
 from arena_core.site.exports import cell
 
 DECISION_OUTCOME_FIELDS = (
@@ -156,21 +155,12 @@ def comparable(name: str, body: bytes) -> Any:
     return body
 
 
-# What publications carry over to the next (``site/carried.py``): their working state, with
-# the replies' latencies inside, not a table of the dataset.
-CARRIED_DIR = Path(CARRIED).relative_to("data").parent
-
-
 def export_differences(left: Path, right: Path, limit: int = 5) -> list[str]:
     """The exported files (under two sites' ``data/``) that differ, measured latencies aside,
-    or exist on one side only (the publications' carried state aside)."""
+    or exist on one side only."""
     names = sorted(
-        {
-            name
-            for root in (left, right)
-            for p in root.rglob("*")
-            if p.is_file() and not (name := str(p.relative_to(root))).startswith(f"{CARRIED_DIR}/")
-        }
+        {str(p.relative_to(left)) for p in left.rglob("*") if p.is_file()}
+        | {str(p.relative_to(right)) for p in right.rglob("*") if p.is_file()}
     )
     found = []
     for name in names:

@@ -11,15 +11,17 @@ import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
 import httpx
 
-from arena_core.adapters.site_publishers import MANIFEST
+from arena_core.adapters.site_publishers import LEGACY_MANIFEST, MANIFEST, state_folder
+from arena_core.domain.cohort import date_in_calendar
 from arena_core.domain.lineup import BASELINES, AgentKind, AgentSpec, default_lineup
 from arena_core.domain.panel import Methodology
+from arena_core.ports.publisher import INTERNAL
 from arena_local.demo.errors import DemoError, LedgerMismatchDemoError
 from arena_local.demo.faults import FaultInjector
 from arena_local.demo.ledger import differences, export_differences, totals, write_ledger
@@ -103,7 +105,9 @@ def _check_runnable(lineup: tuple[AgentSpec, ...], with_llms: bool) -> None:
 
 
 def prepare_out(out: Path) -> None:
-    """An empty folder, or a previous demo site (recognised by its manifest) to replace.
+    """An empty folder, or a previous demo site (recognised by its manifest) to replace, and
+    its state folder beside it (``site.state``: the manifest, the ledger and the status, which
+    are not for readers and so never in the site folder).
 
     Checked before the simulation starts, so that a folder the demo cannot write fails at once
     in one line instead of as a traceback from the first publication, minutes later.
@@ -125,15 +129,26 @@ def prepare_out(out: Path) -> None:
 
 
 def _clear_previous_site(out: Path) -> None:
-    if out.is_dir() and any(out.iterdir()):
-        if not (out / MANIFEST).exists():
-            raise DemoError(f"--out {out} is not empty and not a previous demo site; not touching")
-        shutil.rmtree(out)
+    state = state_folder(out)
+    ours = (state / MANIFEST.removeprefix(INTERNAL)).exists() or (out / LEGACY_MANIFEST).exists()
+    for folder in (out, state):
+        if folder.is_dir() and any(folder.iterdir()):
+            if not ours:
+                raise DemoError(f"{folder} is not empty and not a previous demo's; not touching")
+            shutil.rmtree(folder)
 
 
 def _why(exc: OSError) -> str:
     """The reason alone: the message already names ``--out``, which the OSError repeats."""
     return exc.strerror or str(exc)
+
+
+def check_weeks(start: date | None, weeks: int) -> None:
+    """The weeks simulated lie in the arena's calendar (``--start 0001-01-01`` or
+    ``9999-12-31`` would overflow the week arithmetic): refused before anything is touched."""
+    day = start or datetime.now(UTC).date()
+    date_in_calendar(day, "--start")
+    date_in_calendar(day + timedelta(days=7 * weeks), "the last simulated week")
 
 
 def first_sunday(start: date | None, stream: TextIO) -> datetime:
@@ -171,6 +186,7 @@ def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
         raise DemoError("--weeks must be between 1 and 52")
     if not 10 <= request.site_refresh_minutes <= 10080:
         raise DemoError("--site-refresh must be between 10 and 10080 minutes")
+    check_weeks(request.start, request.weeks)
     llm = llm_options(request)
     lineup = choose_lineup(request, with_llms=llm is not None)
     markets = load_markets(request)
@@ -192,17 +208,21 @@ def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
         site_refresh_minutes=request.site_refresh_minutes,
         dynamodb_endpoint=request.dynamodb_endpoint,
         methodology=request.methodology,
+        # What the site must say is simulated: the clock and the prices always; the markets
+        # when they are recorded ones replayed (live Gamma markets are today's).
+        simulation="clock,prices" if markets.live else "clock,prices,replayed-markets",
     )
     clean = _run(options, markets, template, None, stream)
-    write_ledger(clean.ledger, request.out / LEDGER_FILE)
+    state = state_folder(request.out)  # beside the site: nothing a reader is served
+    write_ledger(clean.ledger, state / LEDGER_FILE)
     if clean.status is not None:  # for `arena status --dir`
-        (request.out / STATUS_FILE).write_text(clean.status.model_dump_json(indent=1) + "\n")
+        (state / STATUS_FILE).write_text(clean.status.model_dump_json(indent=1) + "\n")
     outcome = DemoOutcome(clean)
     if request.faults:
         outcome = _compare_with_faults(options, markets, template, clean, stream)
     print_leaderboards(request.out, stream)
     _print_summary(clean, lineup, stream)
-    stream.write(f"Site: {request.out.resolve()} (ledger: {LEDGER_FILE} beside it)\n")
+    stream.write(f"Site: {request.out.resolve()} (ledger and status: {state.resolve()})\n")
     stream.write(f"Serve it: .venv/bin/arena serve --dir {request.out}\n")
     return outcome
 

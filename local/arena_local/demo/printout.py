@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from arena_core.domain.lineup import AgentKind
 from arena_core.domain.panel import Methodology
+from arena_core.domain.text import terminal_text
 from arena_local.standins import is_stand_in
 
 FAMILY_WIDTH = 38
@@ -26,10 +27,14 @@ def _rows(out: Path, table: str) -> list[Row]:
 
 def print_leaderboards(out: Path, stream: TextIO) -> None:
     """Every published leaderboard, in the order the site shows them."""
-    board = _rows(out, "leaderboard")
-    panel = _rows(out, "panel_leaderboard")
+    print_tables(_rows(out, "leaderboard"), _rows(out, "panel_leaderboard"), stream)
+
+
+def print_tables(board: list[Row], panel: list[Row], stream: TextIO) -> None:
+    """The rows of the leaderboard tables, one table per methodology version (the order of the
+    rows: the current version first)."""
     versions: list[str] = []
-    for row in board:  # a leaderboard written before versions existed is v1's
+    for row in [*board, *panel]:  # a leaderboard written before versions existed is v1's
         version = str(row.get("methodology") or Methodology.V1.value)
         if version not in versions:
             versions.append(version)
@@ -49,50 +54,71 @@ def _print_v1(rows: list[Row], title: str, stream: TextIO) -> None:
     width = FAMILY_WIDTH
     stream.write(f"\nLeaderboard{title}\n")
     stream.write(
-        f"{'rank':<6} {'family':{width}} {'Brier [95% CI]':<22} {'skill':>6} "
-        f"{'return % [95% CI]':<24} {'P/L $':>10} bets  agent\n"
+        f"{'rank':<6} {'family':{width}} {'Brier [95% CI]':<22} {'all':>5} {'first':>5} "
+        f"{'skill':>6} {'return % [95% CI]':<24} {'P/L $':>10} bets  agent\n"
     )
     for row in rows:
         brier = _with_interval(row, "brier", "brier_low", "brier_high", 3)
         ret = _with_interval(row, "return_pct_mean", "return_low", "return_high", 2)
+        name = terminal_text(row["display_name"])[:width]  # stored text, shown inert
         stream.write(
-            f"{_rank_range(row):<6} {row['display_name'][:width]:{width}} {brier:<22} "
+            f"{_rank_range(row):<6} {name:{width}} {brier:<22} "
+            f"{_num(row.get('provisional_brier'), 3):>5} {_share(row.get('first_share')):>5} "
             f"{_num(row.get('brier_skill_vs_market'), 3):>6} {ret:<24} "
-            f"{_num(row['total_pnl'], 2):>10} {_count(row['resolved_bets']):>4}  "
+            f"{_num(row.get('total_pnl'), 2):>10} {_count(row.get('resolved_bets')):>4}  "
             f"{_agent_kind(row)}\n"
         )
     stream.write(
-        "rank: best-worst rank the Brier intervals allow (* tied with the leader); prov.: "
-        "below the minimum sample, not ranked; skill: Brier skill vs the market's price\n\n"
+        "rank: best-worst rank the pairwise verdicts allow (Holm; * tied with the leader); "
+        "Brier: over matured questions, interval only from the validity minimum; all: over "
+        "every resolved bet (provisional); first: share of draws ranked first; skill: vs the "
+        "market's price\n"
     )
+    _needs(rows, stream)
 
 
 def _print_panel(rows: list[Row], stream: TextIO) -> None:
     width = FAMILY_WIDTH
     stream.write("\nLeaderboard (methodology v1+panel: ranked on the forecast panel)\n")
     stream.write(
-        f"{'rank':<6} {'forecaster':{width}} {'peer [95% CI]':<22} {'Brier [95% CI]':<22} "
-        f"{'skill':>6} {'n':>4} {'miss':>4} {'coherent':>8} {'bet Brier':>9} {'return %':>8}"
-        "  agent\n"
+        f"{'rank':<6} {'forecaster':{width}} {'peer [95% CI]':<22} {'first':>5} "
+        f"{'Brier [95% CI]':<22} {'skill':>6} {'n':>4} {'miss':>4} {'coherent':>8} "
+        f"{'bet Brier':>9} {'return %':>8}  agent\n"
     )
     for row in rows:
         peer = _with_interval(row, "peer_score", "peer_score_low", "peer_score_high", 1)
         brier = _with_interval(row, "brier", "brier_low", "brier_high", 3)
         trades = row.get("coherence_trades")
         coherent = f"{row.get('coherent_trades')}/{trades}" if trades else "-"
+        name = terminal_text(row["display_name"])[:width]  # stored text, shown inert
         stream.write(
-            f"{_rank_range(row):<6} {row['display_name'][:width]:{width}} {peer:<22} "
+            f"{_rank_range(row):<6} {name:{width}} {peer:<22} "
+            f"{_share(row.get('first_share')):>5} "
             f"{brier:<22} {_num(row.get('brier_skill_vs_market'), 3):>6} "
             f"{_count(row.get('panel_forecasts')):>4} {_count(row.get('missing')):>4} "
             f"{coherent:>8} {_num(row.get('bet_brier'), 3):>9} "
             f"{_num(row.get('return_pct_mean'), 2):>8}  {_agent_kind(row)}\n"
         )
     stream.write(
-        "rank: best-worst rank the peer-score intervals allow (* tied with the leader); peer: "
-        "mean Metaculus peer score among the models (x100); skill: panel Brier skill vs the "
-        "market's price at capture; n: scored panel forecasts, miss: of them filled in; "
-        "coherent: buys that follow the agent's own forecast; bet Brier, return %: v1's\n\n"
+        "rank: best-worst rank the pairwise peer-score verdicts allow (Holm; * tied with the "
+        "leader); peer: mean Metaculus peer score among the models (x100) over matured "
+        "questions; first: share of draws ranked first; skill: panel Brier skill vs the "
+        "market's price at capture; n: matured panel forecasts, miss: of them filled in; "
+        "coherent: buys that follow the agent's own forecast; bet Brier, return %: v1's\n"
     )
+    _needs(rows, stream)
+
+
+def _needs(rows: list[Row], stream: TextIO) -> None:
+    """What the provisional rows still need before a rank or an interval, once per reason."""
+    reasons = sorted({str(r["needs"]) for r in rows if r.get("needs")})
+    if reasons:
+        stream.write(f"prov. (no rank, no interval yet): {'; '.join(reasons)}\n")
+    stream.write("\n")
+
+
+def _share(value: str | float | None) -> str:
+    return "-" if value is None else f"{100 * float(value):.0f}%"
 
 
 def _rank_range(row: Row) -> str:
@@ -104,6 +130,7 @@ def _rank_range(row: Row) -> str:
 
 
 def _with_interval(row: Row, value: str, low: str, high: str, places: int) -> str:
+    """The value with its interval, or alone when no interval is shown yet."""
     shown = _num(row.get(value), places)
     if row.get(low) is None or row.get(high) is None:
         return shown

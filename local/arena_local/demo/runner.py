@@ -111,6 +111,7 @@ class RunOptions:
     # true concurrency, each run in a table of its own.
     dynamodb_endpoint: str | None = None
     log_level: int = logging.WARNING  # the progress bar tells what happens; cost counts INFO
+    simulation: str = "clock,prices"  # what the site says is simulated (see site.build)
 
 
 @dataclass
@@ -310,6 +311,7 @@ class DemoRun:
             or self.options.site_refresh_minutes,
             llm_model_override=llm.model_override if llm else None,
             methodology=self.options.methodology,
+            simulation=self.options.simulation,
         )
         bootstrap.reset(bootstrap.Container(settings, clock=self.clock, injected=injected))
         return stores

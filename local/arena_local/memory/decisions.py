@@ -13,7 +13,13 @@ from arena_core.domain.decisions import (
     claim_refusal,
 )
 from arena_core.errors import ClaimLostError
-from arena_core.ports.decision_store import DecisionStore
+from arena_core.ports.decision_store import (
+    ERROR_BYTES,
+    FAILURES,
+    PAYLOAD_BYTES,
+    DecisionStore,
+    within,
+)
 from arena_local.memory.state import MemoryState
 
 
@@ -78,6 +84,7 @@ class MemoryDecisionStore(DecisionStore):
     def save_checkpoint(
         self, decision_id: str, *, owner: str, checkpoint: Consultation, now: datetime
     ) -> None:
+        within(checkpoint.model_dump_json(), PAYLOAD_BYTES, "the checkpoint")
         with self._s.lock:
             record = owned(self._s, decision_id, owner)
             self._s.decisions[decision_id] = record.model_copy(
@@ -97,9 +104,13 @@ class MemoryDecisionStore(DecisionStore):
     ) -> DecisionRecord:
         if status is DecisionStatus.CLAIMED:
             raise ValueError("finish_decision needs a final or failure status")
+        if outcome is not None:
+            within(outcome.model_dump_json(), PAYLOAD_BYTES, "the outcome")
+        if error is not None:
+            within(error, ERROR_BYTES, "the error")
         with self._s.lock:
             record = owned(self._s, decision_id, owner)
-            failed = status is DecisionStatus.RETRYABLE_FAILURE
+            failed = status in FAILURES
             finished = record.model_copy(
                 update={
                     "status": status,

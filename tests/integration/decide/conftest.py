@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 import pytest
 
-from arena_core.domain.cohort import Agent, Cohort
+from arena_core.constants import universe_key
+from arena_core.domain.cohort import Agent, Cohort, week_start_for
 from arena_core.domain.market import Market, OutcomeQuote
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import FixedClock
@@ -18,7 +20,10 @@ from arena_core.ports.stores import Stores
 from arena_core.services.decide import DecideRequest, DecideService, DecideSettings
 from arena_local.memory import InMemoryBlobStore, memory_stores
 from tests.support.aws import create_stores, embedded_aws
-from tests.support.builders import RUN_AT, binary, open_cohort
+from tests.support.builders import RUN_AT, WEEK0, binary, open_cohort
+
+# The run's universe lives under its week's key: a decide request naming another is refused.
+WEEK_UNIVERSE = universe_key(WEEK0.date())
 
 UNIVERSE = [
     binary("m1", "0.40"),
@@ -48,6 +53,12 @@ class World:
             stores or self.stores, self.blobs, self.clock, DecideSettings(**settings)
         )
 
+    def universe_for(self, run_at: datetime) -> str:
+        """The run's universe, captured (again) for the week of ``run_at``: a later week's
+        request names its own week's universe."""
+        key = universe_key(week_start_for(run_at).date())
+        return self.blobs.find(key) or self.blobs.put(key, self.blobs.get(self.universe_ref))
+
     def request(self, agent: int = 0, owner: str = "run-1") -> DecideRequest:
         return DecideRequest(self.agents[agent].agent_id, RUN_AT, self.universe_ref, owner)
 
@@ -55,7 +66,7 @@ class World:
 def make_world(stores: Stores) -> World:
     blobs = InMemoryBlobStore()
     ref = blobs.put(
-        "universes/run-1.json", json.dumps([m.model_dump(mode="json") for m in UNIVERSE]).encode()
+        WEEK_UNIVERSE, json.dumps([m.model_dump(mode="json") for m in UNIVERSE]).encode()
     )
     cohort, agents = open_cohort(stores)
     return World(stores, blobs, FixedClock(RUN_AT), cohort, agents, ref)

@@ -42,7 +42,7 @@ def test_executed_trades_never_break_a_rule(week_replies: list[Any]) -> None:
         text = reply if isinstance(reply, str) else json.dumps(reply)
         run_at = RUN_AT.replace(day=1 + 7 * week)
         world.clock.set(run_at)  # each week's run happens in its week, never ahead of time
-        request = DecideRequest(agent_id, run_at, world.universe_ref, f"run-{week}")
+        request = DecideRequest(agent_id, run_at, world.universe_for(run_at), f"run-{week}")
         world.service().decide(request, ScriptedAgent(text))
     prices = {m.market_id: m for m in UNIVERSE}
     for trade in world.stores.ledger.trades(agent_id):

@@ -261,7 +261,9 @@ def test_a_settlement_during_the_model_call_is_absorbed_not_lost(world: World) -
     world.service().decide(world.request(), ScriptedAgent(first))
     agent_id = world.agents[0].agent_id
     week2 = world.request(owner="run-2")
-    week2 = type(week2)(week2.agent_id, RUN_AT + td(days=7), week2.universe_ref, "run-2")
+    week2 = type(week2)(
+        week2.agent_id, RUN_AT + td(days=7), world.universe_for(RUN_AT + td(days=7)), "run-2"
+    )
     world.clock.set(RUN_AT + td(days=7))
     result = world.service().decide(week2, SettlingAgent(world, BET))
     assert result.status is DecisionStatus.SUCCEEDED

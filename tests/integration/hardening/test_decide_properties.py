@@ -22,7 +22,7 @@ from arena_core.services.decide import DecideRequest
 from arena_core.services.publish_site import PublishSiteService
 from arena_local.memory import memory_stores
 from tests.conftest import FIXTURES
-from tests.integration.decide.conftest import make_world
+from tests.integration.decide.conftest import WEEK_UNIVERSE, make_world
 from tests.support.agents import ScriptedAgent
 
 RECORDED = FIXTURES / "polymarket/gamma/wom_gamma_markets_top_volume_closed300_open300_2026-02.json"
@@ -125,7 +125,7 @@ def test_any_reply_and_any_garbled_market_end_in_a_typed_outcome(
     world = make_world(memory_stores())
     markets = universe(changes)
     event(f"markets kept: {len(markets)} of {len(GAMMA)}")
-    ref = world.blobs.put("universes/garbled.json", json.dumps(markets).encode())
+    ref = world.blobs.put(WEEK_UNIVERSE, json.dumps(markets).encode())
     agent_id = world.agents[0].agent_id
     agent = ScriptedAgent(*texts)
     statuses = []

@@ -84,8 +84,10 @@ def test_an_error_that_never_goes_away_ends_exhausted(world: World) -> None:
     result = world.service(stores).decide(world.request(owner="r9"), ScriptedAgent(BET))
     assert result.status is DecisionStatus.EXHAUSTED
     (record,) = world.stores.decisions.decisions(world.agents[0].agent_id)
+    # The third failure was the last attempt: recorded exhausted, final (issue 26), so nothing
+    # downstream waits for a decision no run will retry.
     assert (record.status, record.attempts, record.owner) == (
-        DecisionStatus.RETRYABLE_FAILURE,
+        DecisionStatus.EXHAUSTED,
         3,
         "r2",
     )

@@ -21,7 +21,7 @@ from arena_core.domain.decisions import DecisionStatus
 from arena_core.domain.money import CENT
 from arena_core.errors import DecisionFormatError
 from arena_core.protocol import parse_answer
-from tests.integration.decide.conftest import World
+from tests.integration.decide.conftest import WEEK_UNIVERSE, World
 from tests.support.agents import ScriptedAgent
 from tests.support.builders import binary
 
@@ -83,9 +83,7 @@ def test_a_price_with_forty_digits_trades_at_the_micro_dollar() -> None:
 
 def test_a_tiny_price_in_the_universe_is_a_rejected_trade_not_a_crash(world: World) -> None:
     tiny = binary("m5", "1e-20")
-    ref = world.blobs.put(
-        "universes/tiny.json", json.dumps([tiny.model_dump(mode="json")]).encode()
-    )
+    ref = world.blobs.put(WEEK_UNIVERSE, json.dumps([tiny.model_dump(mode="json")]).encode())
     request = world.request()
     request = type(request)(request.agent_id, request.run_at, ref, request.owner)
     result = world.service().decide(request, ScriptedAgent(bet(100, "m5")))

@@ -16,7 +16,7 @@ from arena_core.domain.text import clean_text, inert_text
 from arena_core.ports.llm import LLMResponse
 from arena_core.protocol import parse_answer
 from arena_core.services.publish_site import PublishSiteService
-from tests.integration.decide.conftest import World
+from tests.integration.decide.conftest import WEEK_UNIVERSE, World
 from tests.support.agents import ScriptedAgent
 
 HALF_EMOJI = "\ud83d"
@@ -80,9 +80,7 @@ def test_a_gamma_question_with_a_surrogate_does_not_stop_the_weeks_prompts(world
             "outcomePrices": '["0.5","0.5"]',
         }
     )
-    ref = world.blobs.put(
-        "universes/hostile.json", json.dumps([hostile.model_dump(mode="json")]).encode()
-    )
+    ref = world.blobs.put(WEEK_UNIVERSE, json.dumps([hostile.model_dump(mode="json")]).encode())
     request = world.request()
     request = type(request)(request.agent_id, request.run_at, ref, request.owner)
     result = world.service().decide(request, ScriptedAgent('{"action": "HOLD", "reasoning": "x"}'))

@@ -4,25 +4,21 @@ publication that read everything."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 
-import pytest
-
-from arena_core.adapters.site_publishers import LocalFolderPublisher
+from arena_core.adapters.site_publishers import LocalFolderPublisher, state_folder
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.market import MarketStatus, ResolutionKind
+from arena_core.ports.publisher import INTERNAL
 from arena_core.ports.stores import ViewStore
 from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
-from arena_core.site import statistics
 from arena_core.site.carried import CARRIED, Carried
-from arena_core.site.carried_statistics import export_statistics, restore_statistics
 from tests.support.builders import WEEK0, resolved
 from tests.support.scenario import Scenario, build, run_week, universe
 
@@ -92,7 +88,9 @@ def test_a_tick_reads_only_what_changed_and_renders_what_a_full_read_renders(
     carried.run(DAILY)
     first = dict(counting.calls)
     assert first["family_scores"] and first["latest completed"]
-    state = Carried.load((tmp_path / "carried" / CARRIED).read_bytes())
+    state = Carried.load(
+        (state_folder(tmp_path / "carried") / CARRIED.removeprefix(INTERNAL)).read_bytes()
+    )
     assert state.scores and state.finals and state.series and state.feed is not None
     _tick(scenario)
     counting.calls.clear()
@@ -124,7 +122,9 @@ def test_new_scores_and_a_completed_cohort_are_read_again_and_carried(tmp_path: 
     scenario = build(tmp_path / "unused", weeks=1)
     service, counting = _service(scenario, tmp_path / "site")
     service.run(DAILY)
-    before = Carried.load((tmp_path / "site" / CARRIED).read_bytes())
+    before = Carried.load(
+        (state_folder(tmp_path / "site") / CARRIED.removeprefix(INTERNAL)).read_bytes()
+    )
     assert before.finals == {}
     # Every market resolves: the families' aggregates move and the cohort completes
     assert _resolve_everything(scenario)
@@ -133,7 +133,9 @@ def test_new_scores_and_a_completed_cohort_are_read_again_and_carried(tmp_path: 
     assert moved
     counting.calls.clear()
     service.run(BOARD)
-    after = Carried.load((tmp_path / "site" / CARRIED).read_bytes())
+    after = Carried.load(
+        (state_folder(tmp_path / "site") / CARRIED.removeprefix(INTERNAL)).read_bytes()
+    )
     assert counting.calls["family_scores"] == len(moved)
     assert {f: len(after.scores[f]) for f in moved} == {f: aggregates[f].scored_bets for f in moved}
     (cohort,) = scenario.stores.cohorts.cohorts()
@@ -151,34 +153,3 @@ def test_an_unreadable_carried_file_is_read_afresh(tmp_path: Path) -> None:
     state = Carried(version=99)
     assert Carried.load(state.dump()) == Carried()  # another version: start over
     assert Carried().dump() == Carried().dump()  # deterministic: unchanged, not uploaded
-
-
-def test_the_forecast_statistics_are_carried_to_a_cold_start(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A publication started cold (no statistics cached in the process) takes the part of the
-    statistics the scored forecasts determine from the carried state, computed as before."""
-    scenario = build(tmp_path / "unused", weeks=2)
-    service, _ = _service(scenario, tmp_path / "site")
-    service.run(DAILY)
-    cached = dict(statistics._CACHE)
-    assert cached
-    exported = export_statistics()
-    statistics._CACHE.clear()
-    assert restore_statistics(json.loads(json.dumps(exported))) == len(cached)
-    assert dict(statistics._CACHE) == cached
-    statistics._CACHE.clear()
-    computed: list[str] = []
-    original = statistics.family_statistics
-
-    def counting(family_id: str, *args: Any, **kwargs: Any) -> Any:
-        computed.append(family_id)
-        return original(family_id, *args, **kwargs)
-
-    monkeypatch.setattr(statistics, "family_statistics", counting)
-    home = (tmp_path / "site" / "index.html").read_bytes()
-    service.run(BOARD)  # cold: restored from the carried file, nothing recomputed
-    assert computed == [] and (tmp_path / "site" / "index.html").read_bytes() == home
-    broken = {key: {"@": "os:system"} for key in exported}
-    statistics._CACHE.clear()
-    assert restore_statistics(broken) == 0  # never rebuilds a class outside the statistics

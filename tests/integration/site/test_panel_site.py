@@ -15,6 +15,7 @@ import pytest
 
 from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.agents.baselines import BASELINE_AGENTS
+from arena_core.analysis.figures import Rules
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.lineup import AgentKind, default_lineup
 from arena_core.domain.market import Market, ResolutionKind
@@ -29,15 +30,14 @@ from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
 from arena_core.services.weekly_run import PrepareRunService, RunRequest
 from arena_core.site.exports import TABLES
-from arena_core.site.statistics import RankingRules
 from arena_local.memory import InMemoryBlobStore, memory_stores
 from tests.support.builders import WEEK0, binary, resolved
 from tests.support.html_tables import table
 from tests.support.markets import StaticMarketSource
 from tests.support.panel_exports import read_csv, recompute_panel_leaderboard
 
-PANEL = PanelSettings(size=4)
-RULES = RankingRules(min_forecasts=4, min_cohorts=2)
+PANEL = PanelSettings(size=6)
+RULES = Rules(min_forecasts=4, min_cohorts=2, min_weeks=2, min_events=2)
 MODELS = [s.family_id for s in default_lineup() if s.kind is AgentKind.LLM]
 
 
@@ -46,7 +46,7 @@ def week_markets(week: int, run_at: datetime) -> list[Market]:
         binary(f"w{week}m{i}", str(Decimal("0.30") + Decimal("0.1") * i)).model_copy(
             update={"end_date": run_at + timedelta(days=3), "category": f"cat-{i % 2}"}
         )
-        for i in range(5)
+        for i in range(10)
     ]
 
 
@@ -124,7 +124,9 @@ def test_one_leaderboard_per_version_the_current_first(site: Path) -> None:
     assert any(n.startswith("Ensemble of the models") for n in names)
     assert any(n.startswith("Market price at capture") for n in names)
     board = read_csv(site / "data" / "leaderboard.csv")
-    assert {r["methodology"] for r in board} == {"v1", "v1+panel"}
+    assert {r["methodology"] for r in board} == {"v1"}
+    panel_board = read_csv(site / "data" / "panel_leaderboard.csv")
+    assert {r["methodology"] for r in panel_board} == {"v1+panel"}
     v1_cohorts = {
         r["cohort_id"]
         for r in read_csv(site / "data/family_returns.csv")
@@ -134,10 +136,12 @@ def test_one_leaderboard_per_version_the_current_first(site: Path) -> None:
 
 
 def test_the_panel_leaderboard_recomputes_from_the_exports(site: Path) -> None:
-    statistics = recompute_panel_leaderboard(site / "data")
+    board = recompute_panel_leaderboard(site / "data")
     best = MODELS[-1]  # the most skilled stating model
-    assert statistics.families[best].rank == 1
-    assert statistics.families[MODELS[0]].rank == len(MODELS)
+    assert board.shown.families[best].rank == 1
+    assert board.shown.families[MODELS[0]].rank == len(MODELS)
+    assert {p.measure for p in board.shown.pairs} == {"peer_score"}  # pairs on the ranked measure
+    assert {p.measure for p in board.shown.brier_pairs} == {"brier"}  # Brier beside it
 
 
 def test_panel_tables_are_written_and_documented(site: Path) -> None:
@@ -154,9 +158,9 @@ def test_panel_tables_are_written_and_documented(site: Path) -> None:
         header = (folder / f"{name}.csv").read_text().splitlines()[0].split(",")
         assert header == [c for c, _ in TABLES[name][1]]
     questions = read_csv(folder / "panel_questions.csv")
-    assert {q["requested"] for q in questions} == {"4"} and {q["status"] for q in questions} == {
-        "scored"
-    }
+    assert {q["requested"] for q in questions} == {str(PANEL.size)} and {
+        q["status"] for q in questions
+    } == {"scored"}
 
 
 def test_model_pages_show_each_version_and_the_coherence(site: Path) -> None:
@@ -171,8 +175,25 @@ def test_model_pages_show_each_version_and_the_coherence(site: Path) -> None:
 
 def test_pairwise_and_methodology_pages_cover_the_panel(site: Path) -> None:
     pairwise = (site / "pairwise.html").read_text()
-    assert "Methodology v1+panel" in pairwise and "on the panel questions" in pairwise
+    assert "Methodology v1+panel" in pairwise and "Mean peer score, on panel questions" in pairwise
     assert 'id="pairs-table"' in pairwise and 'id="pairs-table-2"' in pairwise
     methodology = (site / "methodology.html").read_text()
     assert 'id="panel"' in methodology and "peer score" in methodology
     assert "What changes from v1" in methodology
+
+
+def test_every_panel_market_has_its_page_and_its_row_in_markets(site: Path) -> None:
+    """Issue 28 §4: before, 45 of 58 panel markets of the v1+panel demo had neither (only what
+    an agent traded was recorded)."""
+    asked = {
+        row["market_id"]
+        for path in (site / "data" / "cohorts").glob("*/panel_questions.csv")
+        for row in read_csv(path)
+    }
+    traded = {row["market_id"] for row in read_csv(site / "data" / "forecasts.csv")}
+    assert asked - traded, "the case needs panel markets no agent traded"
+    rows = {row["market_id"]: row for row in read_csv(site / "data" / "markets.csv")}
+    assert asked <= set(rows)
+    for market_id in asked:
+        assert (site / "markets" / f"{market_id}.html").is_file(), market_id
+        assert rows[market_id]["asked_by_panel"] == "true", rows[market_id]

@@ -1,6 +1,7 @@
 """Site generation: pages and exports, incremental publishing, and the export round trip."""
 
 import csv
+import gzip
 import html
 import io
 import json
@@ -15,11 +16,16 @@ from typing import Any, cast
 
 import boto3
 
-from arena_core.adapters.site_publishers import MANIFEST, LocalFolderPublisher, S3SitePublisher
+from arena_core.adapters.site_publishers import (
+    MANIFEST,
+    LocalFolderPublisher,
+    S3SitePublisher,
+    state_folder,
+)
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.releases import LineupRelease
 from arena_core.domain.rules import MAX_BET_FRACTION, STARTING_BALANCE
-from arena_core.ports.publisher import PublishReport
+from arena_core.ports.publisher import INTERNAL, PublishReport
 from arena_core.ports.stores import ViewStore
 from arena_core.services.publish_site import (
     BOARD,
@@ -76,6 +82,13 @@ def test_every_page_and_export_is_written(tmp_path: Path) -> None:
         assert (tmp_path / f"data/cohorts/{cohort}/{table}.csv").is_file()
         assert (tmp_path / f"data/cohorts/{cohort}/{table}.json").is_file()
     assert report.uploaded == report.files
+
+
+def test_the_home_page_stays_under_50_kb_gzipped(tmp_path: Path) -> None:
+    """Issue 28 §6 (its size at 52 weeks is printed by bench/bench_site.py)."""
+    build(tmp_path, weeks=3).publish()
+    home = (tmp_path / "index.html").read_bytes()
+    assert len(gzip.compress(home)) < 50_000
 
 
 def test_untrusted_text_is_escaped_in_html(tmp_path: Path) -> None:
@@ -176,7 +189,7 @@ def test_exports_round_trip_recomputes_brier_pnl_and_return(tmp_path: Path) -> N
                 ),
                 Decimal(0),
             )
-            total = cash + value.quantize(Decimal("0.01"), rounding="ROUND_DOWN")
+            total = cash + value.quantize(Decimal("0.01"), rounding="ROUND_HALF_EVEN")
             assert total == Decimal(agent["total_value"])
             pnl = total - STARTING_BALANCE
             assert pnl == Decimal(agent["total_pnl"])
@@ -189,7 +202,7 @@ def test_exports_round_trip_recomputes_brier_pnl_and_return(tmp_path: Path) -> N
         assert Decimal(row["total_pnl"]) == pnls[family]
         mean_return = sum(returns[family], Decimal(0)) / len(returns[family])
         # Computed statistics are exported to six places; the inputs they come from are exact.
-        assert float(row["return_pct_mean"]) == round(float(mean_return), 6)
+        assert float(row["provisional_return"]) == round(float(mean_return), 6)
         if briers[family]:
             mean_brier = sum(briers[family], Decimal(0)) / len(briers[family])
             assert float(row["brier"]) == round(float(mean_brier), 6)
@@ -264,11 +277,13 @@ def test_each_scope_renders_what_it_names_and_the_home_page_is_the_same_from_any
     service = PublishSiteService(scenario.stores, publisher, scenario.blobs, scenario.clock)
     first = service.run(BOARD)  # no home page yet: the first publication renders everything
     assert first.scope == "daily"
-    assert (tmp_path / "data/markets.csv").exists() and (tmp_path / CARRIED).exists()
+    assert (tmp_path / "data/markets.csv").exists() and (
+        state_folder(tmp_path) / CARRIED.removeprefix(INTERNAL)
+    ).exists()
     live = [c for c in scenario.stores.cohorts.cohorts() if c.status.value == "active"]
     assert live
     home = (tmp_path / "index.html").read_bytes()
-    # A tick with nothing new: the leaderboard is regenerated, and nothing changed
+    # A tick with nothing new: the leaderboard and its tables are regenerated, nothing changed
     tick = service.run(BOARD)
     assert tick.uploaded == 0 and tick.cohorts_rendered == ()
     assert set(tick_files(service)) == {
@@ -276,7 +291,7 @@ def test_each_scope_renders_what_it_names_and_the_home_page_is_the_same_from_any
         CARRIED,
         *(
             f"data/{t}.{k}"
-            for t in ("leaderboard", "family_returns", "panel_leaderboard")
+            for t in GLOBAL_TABLES  # what the board is computed from and shows
             for k in ("csv", "json")
         ),
     }

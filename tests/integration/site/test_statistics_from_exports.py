@@ -1,36 +1,36 @@
-"""Every statistic the site shows recomputes from the exports alone.
+"""Every statistic the site shows recomputes from the published dataset alone.
 
-A researcher holding only ``forecasts`` and ``family_returns`` (and the rules stated in the
-leaderboard table) rebuilds the statistics with the library and gets every figure of the
-leaderboard, pairwise, breakdown and calibration tables, and the numbers printed on the
-leaderboard, the pairwise page and each model page.
+``arena analyze`` on the site's ``data/`` folder (or its ``dataset.zip``) writes the
+leaderboard, panel leaderboard and pairwise files byte for byte; the pages print exactly the
+figures of the board recomputed from the input tables; a truncated or garbled dataset is one
+line on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from datetime import datetime
+import shutil
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
+from arena_core.analysis.families import FamilyResult
+from arena_core.analysis.figures import Figure, Rules
 from arena_core.scoring.calibration import murphy_decomposition
-from arena_core.scoring.statistics import UNKNOWN, Interval, ScoredForecast, horizon_bucket
-from arena_core.site.statistics import RankingRules, Statistics, compute
+from arena_core.site.boards import BoardResult
+from arena_local.analyze import FolderSource, analyse
+from arena_local.cli import main
 from tests.support.html_tables import table, tables
 from tests.support.scenario import PROVISIONAL_FAMILY, Scenario, build
 
-RULES = RankingRules(min_forecasts=8, min_cohorts=2)
+RULES = Rules(min_forecasts=8, min_cohorts=2, min_weeks=2, min_events=4, min_return_cohorts=2)
+OUTPUTS = ("leaderboard.json", "panel_leaderboard.json", "pairwise.json")
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(path.read_text())))
-
-
-def number(text: str) -> float | None:
-    return None if text == "" else float(text)
 
 
 def shown(value: float | None, places: int, signed: bool = False) -> str:
@@ -43,15 +43,23 @@ def shown(value: float | None, places: int, signed: bool = False) -> str:
     return f"+{text}" if signed and not text.startswith("-") else text
 
 
-def shown_interval(i: Interval | None, places: int, signed: bool = False, unit: str = "") -> str:
-    if i is None:
+UNITS = {"weeks": "wk", "events": "events", "matured cohorts": "cohorts"}
+
+
+def short(missing: str) -> str:
+    """What a cell prints for a missing interval: "3 of 8 weeks needed" as "3/8 wk"."""
+    have, _, rest = missing.removesuffix(" needed").partition(" of ")
+    need, _, unit = rest.partition(" ")
+    return f"{have}/{need} {UNITS[unit]}"
+
+
+def shown_figure(f: Figure | None, places: int, signed: bool = False, unit: str = "") -> str:
+    if f is None:
         return "—"
-    low, high = shown(i.low, places, signed), shown(i.high, places, signed)
-    return f"{shown(i.estimate, places, signed)}{unit} [{low}, {high}]"
-
-
-def six(value: float | None) -> float | None:
-    return None if value is None else round(value, 6)
+    head = f"{shown(f.estimate, places, signed)}{unit}"
+    if f.low is None or f.high is None:
+        return f"{head} [{short(f.missing)}]" if f.missing else head
+    return f"{head} [{shown(f.low, places, signed)}, {shown(f.high, places, signed)}]"
 
 
 @pytest.fixture(scope="module")
@@ -62,214 +70,165 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
 
 
 @pytest.fixture(scope="module")
-def recomputed(site: Scenario) -> Statistics:
-    """The statistics from the two input tables and the stated rules, nothing else."""
-    data = site.site_dir / "data"
-    board = read_csv(data / "leaderboard.csv")
-    rules = RankingRules(int(board[0]["min_forecasts"]), int(board[0]["min_cohorts"]))
-    rows: dict[str, list[ScoredForecast]] = {}
-    category: dict[ScoredForecast, str] = {}
-    horizon: dict[ScoredForecast, str] = {}
-    for r in read_csv(data / "forecasts.csv"):
-        forecast = ScoredForecast(
-            family_id=r["family_id"],
-            agent_id=r["agent_id"],
-            cohort_id=r["cohort_id"],
-            market_id=r["market_id"],
-            p_yes=float(Decimal(r["p_yes"])),
-            market_p_yes=float(Decimal(r["market_p_yes"])),
-            outcome=int(r["outcome"]),
-        )
-        rows.setdefault(r["family_id"], []).append(forecast)
-        category[forecast] = r["category"] or "uncategorised"
-        if r["bet_at"] and r["closes_at"]:
-            span = datetime.fromisoformat(r["closes_at"]) - datetime.fromisoformat(r["bet_at"])
-            horizon[forecast] = horizon_bucket(span)
-        else:
-            horizon[forecast] = UNKNOWN
-    returns: dict[str, dict[str, float]] = {}
-    for r in read_csv(data / "family_returns.csv"):
-        returns.setdefault(r["family_id"], {})[r["cohort_id"]] = float(Decimal(r["return_pct"]))
-    return compute(
-        rows,
-        returns,
-        rankable={r["family_id"] for r in board if r["kind"] == "llm"},
-        rules=rules,
-        groups={"category": category.__getitem__, "time_to_close": horizon.__getitem__},
-    )
+def recomputed(site: Scenario) -> BoardResult:
+    """The board from the published input tables and analysis.json, nothing else."""
+    (board,) = analyse(FolderSource(site.site_dir / "data"))
+    return board
 
 
-def test_the_scenario_exercises_every_standing(site: Scenario, recomputed: Statistics) -> None:
-    board = {r["family_id"]: r for r in read_csv(site.site_dir / "data/leaderboard.csv")}
-    standings = {r["standing"] for r in board.values()}
-    assert standings == {"ranked", "provisional", "unscored", "reference"}
-    assert board[PROVISIONAL_FAMILY]["standing"] == "provisional"
-    assert sum(p.result is not None for p in recomputed.pairs) >= 20
-
-
-def test_leaderboard_table_recomputes(site: Scenario, recomputed: Statistics) -> None:
-    for row in read_csv(site.site_dir / "data/leaderboard.csv"):
-        if row["kind"] == "market":
-            market = recomputed.market
-            assert market is not None
-            assert (number(row["brier"]), number(row["brier_low"]), number(row["brier_high"])) == (
-                six(market.estimate),
-                six(market.low),
-                six(market.high),
-            )
-            assert int(row["forecasts"]) == market.n
-            continue
-        stats = recomputed.families[row["family_id"]]
-        assert row["rank"] == ("" if stats.rank is None else str(stats.rank))
-        expected_range = ("", "") if stats.rank_range is None else tuple(map(str, stats.rank_range))
-        assert (row["rank_best"], row["rank_worst"]) == expected_range
-        assert row["tied_with_leader"] == str(stats.tied_with_leader).lower()
-        assert (int(row["forecasts"]), int(row["scored_cohorts"])) == (
-            stats.forecasts,
-            stats.cohorts,
-        )
-        for estimate, prefix, interval in (
-            ("brier", "brier", stats.brier),
-            ("market_brier", "market_brier", stats.market_brier),
-            ("log_score", "log_score", stats.log_score),
-            ("brier_skill_vs_market", "skill", stats.skill),
-            ("relative_log_score", "relative_log", stats.relative_log),
-            ("return_pct_mean", "return", stats.returns),
-        ):
-            found = (number(row[estimate]), number(row[f"{prefix}_low"]))
-            assert (*found, number(row[f"{prefix}_high"])) == (
-                (None, None, None)
-                if interval is None
-                else (six(interval.estimate), six(interval.low), six(interval.high))
-            ), (row["family_id"], estimate)
-
-
-def test_pairwise_breakdown_and_calibration_tables_recompute(
-    site: Scenario, recomputed: Statistics
+def test_the_scenario_exercises_every_standing_and_both_kinds_of_figure(
+    recomputed: BoardResult,
 ) -> None:
+    standings = {r.standing.value for r in recomputed.rows}
+    assert standings == {"ranked", "provisional", "unscored", "reference"}
+    provisional = recomputed.row(PROVISIONAL_FAMILY)
+    assert provisional is not None and provisional.standing.value == "provisional"
+    figures = [r.result.brier for r in recomputed.rows if r.result and r.result.brier]
+    assert any(f.shown for f in figures) and any(not f.shown for f in figures)
+    assert sum(p.difference is not None for p in recomputed.bets.pairs) >= 10
+
+
+@pytest.mark.parametrize("where", ["data", "site", "zip"])
+def test_arena_analyze_writes_the_sites_files_byte_for_byte(
+    site: Scenario, tmp_path: Path, where: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset = {
+        "data": site.site_dir / "data",
+        "site": site.site_dir,
+        "zip": site.site_dir / "data" / "dataset.zip",
+    }[where]
+    assert main(["analyze", str(dataset), "--json", str(tmp_path)]) == 0
+    for name in OUTPUTS:
+        assert (tmp_path / name).read_bytes() == (site.site_dir / "data" / name).read_bytes()
+    printed = capsys.readouterr().out
+    assert "Leaderboard" in printed and "Wrote leaderboard.json" in printed
+
+
+def test_a_subset_is_reanalysed_from_its_rows(site: Scenario, tmp_path: Path) -> None:
     data = site.site_dir / "data"
-    pairs = {(p.family_a, p.family_b, p.measure): p for p in recomputed.pairs}
-    exported = read_csv(data / "pairwise.csv")
-    assert len(exported) == len(pairs)
-    for row in exported:
-        pair = pairs[(row["family_a"], row["family_b"], row["measure"])]
-        assert row["verdict"] == pair.verdict
-        if pair.result is None:
-            assert row["difference"] == ""
-            continue
-        r = pair.result
-        assert number(row["difference"]) == six(r.difference.estimate)
-        assert (number(row["difference_low"]), number(row["difference_high"])) == (
-            six(r.difference.low),
-            six(r.difference.high),
-        )
-        assert (number(row["p_value"]), number(row["p_holm"])) == (six(r.p_value), six(r.p_holm))
-        assert number(row["detectable"]) == six(r.detectable)
-        assert number(row["more_needed"]) == r.more_needed
-        assert (int(row["units"]), int(row["clusters"])) == (r.units, r.clusters)
+    keep = [r["family_id"] for r in read_csv(data / "families.csv")][:2]
+    assert main(["analyze", str(data), "--families", ",".join(keep), "--json", str(tmp_path)]) == 0
+    board = read_csv_json(tmp_path / "leaderboard.json")
+    assert {r["family_id"] for r in board} == {*keep, "market"}
+    first_week = read_csv(data / "forecasts.csv")[0]["run_week"][1:]
+    assert main(["analyze", str(data), "--until", first_week, "--json", str(tmp_path)]) == 0
+    (market,) = [r for r in read_csv_json(tmp_path / "leaderboard.json") if r["kind"] == "market"]
+    weeks = {r["run_week"] for r in read_csv(data / "forecasts.csv")}
+    assert len(weeks) > 1 and int(str(market["weeks"])) <= 1
 
-    breakdowns = read_csv(data / "breakdowns.csv")
-    assert len(breakdowns) == len(recomputed.breakdowns)
-    for row, b in zip(breakdowns, recomputed.breakdowns, strict=True):
-        assert (row["family_id"], row["dimension"], row["group"]) == (
-            b.family_id,
-            b.dimension,
-            b.group,
-        )
-        assert int(row["forecasts"]) == b.forecasts
-        assert number(row["brier"]) == six(b.brier.estimate if b.brier else None)
-        assert number(row["skill_high"]) == six(b.skill.high if b.skill else None)
 
-    calibration = read_csv(data / "calibration.csv")
-    expected = [
-        (family, forecaster, bin_)
-        for family, stats in sorted(recomputed.families.items())
-        for forecaster, bins in (
-            ("model", stats.calibration.bins),
-            ("market", stats.calibration.market_bins),
-        )
-        for bin_ in bins
-    ]
-    assert len(calibration) == len(expected)
-    for row, (family, forecaster, found) in zip(calibration, expected, strict=True):
-        assert (row["family_id"], row["forecaster"], int(row["bin"])) == (
-            family,
-            forecaster,
-            found.index,
-        )
-        assert int(row["count"]) == found.count
-        assert number(row["observed"]) == six(found.observed)
-        assert (number(row["wilson_low"]), number(row["wilson_high"])) == (
-            six(found.wilson_low),
-            six(found.wilson_high),
-        )
+def read_csv_json(path: Path) -> list[dict[str, object]]:
+    import json  # noqa: PLC0415
+
+    return list(json.loads(path.read_text()))
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("truncate-zip", "not a readable zip file"),
+        ("garble-csv", "forecasts.csv line"),
+        ("drop-settings", "no analysis.json"),
+        ("drop-table", "no forecasts.csv"),
+        ("missing", "no dataset at"),
+    ],
+)
+def test_a_damaged_dataset_is_one_line_and_exit_2(
+    site: Scenario, tmp_path: Path, damage: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "data"
+    shutil.copytree(site.site_dir / "data", copy)
+    target = str(copy)
+    if damage == "truncate-zip":
+        body = (copy / "dataset.zip").read_bytes()
+        (copy / "dataset.zip").write_bytes(body[: len(body) // 2])
+        target = str(copy / "dataset.zip")
+    elif damage == "garble-csv":
+        lines = (copy / "forecasts.csv").read_text().splitlines()
+        cells = lines[1].split(",")
+        cells[9] = "two"  # p_yes
+        (copy / "forecasts.csv").write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]))
+    elif damage == "drop-settings":
+        (copy / "analysis.json").unlink()
+    elif damage == "drop-table":
+        (copy / "forecasts.csv").unlink()
+    else:
+        target = str(tmp_path / "nowhere")
+    assert main(["analyze", target]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_leaderboard_page_prints_the_recomputed_figures(
-    site: Scenario, recomputed: Statistics
+    site: Scenario, recomputed: BoardResult
 ) -> None:
     board = table((site.site_dir / "index.html").read_text(), "leaderboard")
-    header = list(board.head[0])
+    header = list(board.head[-1])  # the column names (above them, the column groups)
     column = {name: header.index(name) for name in header}
-    checked = 0
-    for cells, link in zip(board.rows, board.row_ids, strict=True):
-        if link is None:  # the market's reference row
-            assert cells[column["Brier"]] == shown_interval(recomputed.market, 4)
-            continue
-        stats = recomputed.families[link.removeprefix("models/").removesuffix(".html")]
-        rank = cells[column["Rank (range)"]]
-        if stats.rank is None:
-            assert rank in ("provisional", "unranked", "ref")
+    rows = list(recomputed.rows)
+    assert len(board.rows) == len(rows)
+    for cells, row in zip(board.rows, rows, strict=True):
+        f: FamilyResult | None = row.result
+        rank = cells[column["Rank"]]
+        if row.rank is None:
+            assert rank in ("prov.", "unranked", "ref")
         else:
-            best, worst = stats.rank_range or (0, 0)
-            assert rank == f"{stats.rank} ({best}–{worst})"
-        assert cells[column["Brier"]] == shown_interval(stats.brier, 4)
-        assert cells[column["Market's Brier, same forecasts"]] == shown_interval(
-            stats.market_brier, 4
-        )
-        assert cells[column["Skill vs market"]] == shown_interval(stats.skill, 3, signed=True)
-        assert cells[column["Log score vs market (×100)"]] == shown_interval(
-            stats.relative_log, 1, signed=True
-        )
-        assert cells[column["Log score"]] == shown_interval(stats.log_score, 3)
-        assert cells[column["Return % (mean)"]] == shown_interval(
-            stats.returns, 2, signed=True, unit="%"
-        )
-        assert cells[column["Forecasts (weeks)"]] == f"{stats.forecasts} ({stats.cohorts})"
-        checked += 1
-    assert checked == len(recomputed.families)
+            best, worst = row.rank_range or (0, 0)
+            assert rank == f"{row.rank} ({best}–{worst})"
+        assert cells[column["Brier"]] == shown_figure(f.brier if f else None, 3)
+        assert cells[column["Skill vs market"]] == shown_figure(f.skill if f else None, 3, True)
+        assert cells[column["Log score"]] == shown_figure(f.log_score if f else None, 3)
+        expected = shown_figure(f.returns if f else None, 2, True, "%")
+        if f is not None and f.returns is None and f.provisional_return is not None:
+            expected = f"{shown(f.provisional_return, 2, True)}% [live]"  # no matured cohort
+        assert cells[column["Return %"]] == expected
+        provisional = f.provisional.get("brier") if f else None
+        assert cells[column["Brier, all resolved"]] == shown(provisional, 4)
+        ece = f.calibration.ece if f else None
+        assert cells[column["Calib. error"]] == shown(ece, 3)
 
 
-def test_pairwise_page_prints_the_recomputed_figures(
-    site: Scenario, recomputed: Statistics
+def test_pairwise_page_prints_the_recomputed_verdicts(
+    site: Scenario, recomputed: BoardResult
 ) -> None:
     page = table((site.site_dir / "pairwise.html").read_text(), "pairs-table")
-    shared = [p for p in recomputed.pairs if p.result is not None]
+    pairs = [*recomputed.bets.pairs, *recomputed.bets.return_pairs]
+    shared = [p for p in pairs if p.difference is not None]
     assert len(page.rows) == len(shared)
     for cells, pair in zip(page.rows, shared, strict=True):
-        r = pair.result
-        assert r is not None
-        difference = cells[4]
-        assert difference == shown_interval(r.difference, 4, signed=True)
-        assert (cells[5], cells[6]) == (shown(r.p_value, 3), shown(r.p_holm, 3))
-        assert cells[7] == shown(r.detectable, 4)
-        indistinct = r.p_holm is None or r.p_holm >= 0.05
-        assert (cells[9] == "indistinguishable so far") == indistinct
+        d = pair.difference
+        assert d is not None
+        expected = shown(d.estimate, 4, signed=True)
+        if d.shown:
+            expected += f" [{shown(d.low, 4, True)}, {shown(d.high, 4, True)}]"
+        assert cells[4] == expected
+        assert (cells[5], cells[6]) == (shown(pair.p_value, 3), shown(pair.p_holm, 3))
+        verdict, more = cells[9], cells[8]
+        if verdict == "undecided so far":
+            assert more.startswith("about") or more == "no difference observed"
+        elif verdict == "too few shared for a verdict":
+            assert more.endswith("needed") and d.low is None
+        else:
+            assert verdict.endswith("better") and more == "—" and pair.p_holm is not None
+            assert pair.p_holm < 0.05
 
 
 def test_model_pages_print_the_recomputed_calibration(
-    site: Scenario, recomputed: Statistics
+    site: Scenario, recomputed: BoardResult
 ) -> None:
     data = site.site_dir / "data"
     forecasts: dict[str, list[tuple[float, float, int]]] = {}
     for r in read_csv(data / "forecasts.csv"):
-        forecasts.setdefault(r["family_id"], []).append(
-            (float(Decimal(r["p_yes"])), float(Decimal(r["market_p_yes"])), int(r["outcome"]))
-        )
-    for family, stats in recomputed.families.items():
-        found = tables((site.site_dir / f"models/{family}.html").read_text())
+        if r["matured"] == "true":
+            forecasts.setdefault(r["family_id"], []).append(
+                (float(Decimal(r["p_yes"])), float(Decimal(r["market_p_yes"])), int(r["outcome"]))
+            )
+    for row in recomputed.rows:
+        if row.kind not in ("llm", "baseline"):
+            continue
+        found = tables((site.site_dir / f"models/{row.family_id}.html").read_text())
         murphy = next(t for t in found if "murphy" in t.classes)
-        rows = forecasts.get(family)
+        rows = forecasts.get(row.family_id)
         if not rows:
             assert murphy.rows[0][1:] == ["—"]
             continue
@@ -281,7 +240,3 @@ def test_model_pages_print_the_recomputed_calibration(
             assert cells[1:] == [
                 shown(parts[k], 4) for k in ("reliability", "resolution", "uncertainty", "brier")
             ]
-        bins = next(t for t in found if "bins" in t.classes)
-        model_counts = [int(c[2]) for c in bins.rows if c[0] == "Model"]
-        assert model_counts == [b.count for b in stats.calibration.bins]
-        assert sum(model_counts) == len(rows)

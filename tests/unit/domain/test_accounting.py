@@ -12,6 +12,7 @@ from arena_core.domain.valuation import totals
 from arena_core.errors import (
     BetAboveMaximumError,
     BetBelowMinimumError,
+    EmptyTradeError,
     InvalidPercentageError,
     InvalidPriceError,
     MarketNotTradableError,
@@ -266,3 +267,45 @@ def test_unresolved_markets_do_not_settle_and_resettling_is_a_no_op() -> None:
     assert book.settle(market, at=T0) == []
     assert book.cash == cash
     assert len(book.settlements) == 1
+
+
+# --- issue 26 §5 -----------------------------------------------------------------------------
+
+
+def test_a_sell_that_would_return_less_than_a_cent_is_refused() -> None:
+    """Before: selling 0.0000001% of a large position executed a $0.00 trade, and the SELL
+    counted as succeeded."""
+    book = Book("a1")
+    trade = book.buy(binary(yes="0.01"), "YES", D("2500"), decision_id="d1", at=T0)
+    assert book.positions[trade.position_id].shares == D("250000")
+    with pytest.raises(EmptyTradeError, match="less than a cent"):
+        book.sell(binary(yes="0.01"), trade.position_id, D("0.0000001"), decision_id="d2", at=T0)
+    assert len(book.trades) == 1
+    sold = book.sell(binary(yes="0.01"), trade.position_id, D("0.0004"), decision_id="d3", at=T0)
+    assert sold.amount == D("0.01")  # one cent is a trade
+
+
+def test_the_portfolio_right_after_a_buy_at_an_unchanged_price_is_worth_what_it_was() -> None:
+    """Before: $100 at 0.30 buys 333.333333 shares, worth $99.9999999: rounded down, the
+    portfolio showed $9,999.99 right after the buy. Values round to the nearest cent, as a
+    sale of the position would."""
+    book = Book("a1")
+    book.buy(binary(yes="0.30"), "YES", D("100"), decision_id="d1", at=T0)
+    result = book.totals({"m1": binary(yes="0.30")})
+    assert result.positions_value == D("100.00")
+    assert result.total_value == D("10000.00")
+    assert result.pnl == 0
+
+
+def test_the_book_scores_buys_of_positions_sold_before_resolution() -> None:
+    """The book settles as the settlement service does: every buy on a resolved market is
+    scored, whatever became of its position (before: open positions only)."""
+    book = Book("a1", family_id="fam")
+    kept = book.buy(binary(yes="0.40"), "YES", D("500"), decision_id="d1", at=T0)
+    sold = book.buy(binary(yes="0.40"), "NO", D("600"), decision_id="d1", at=T0)
+    book.sell(binary(yes="0.40"), sold.position_id, D("100"), decision_id="d2", at=T0)
+    market = resolved(binary(), ResolutionKind.WINNER, "YES")
+    (record,) = book.settle(market, at=T0)
+    assert record.position_id == kept.position_id
+    assert sorted(s.trade_id for s in book.bet_scores) == sorted([kept.trade_id, sold.trade_id])
+    assert book.settle(market, at=T0) == [] and len(book.bet_scores) == 2  # once

@@ -1,4 +1,4 @@
-"""Wilson intervals, the reliability table with intervals, and rank ranges."""
+"""Wilson intervals and the reliability table with intervals."""
 
 from __future__ import annotations
 
@@ -9,13 +9,7 @@ import pytest
 from scipy import stats  # type: ignore[import-untyped]  # scipy ships no type hints
 
 from arena_core.scoring import bin_index, calibration_curve
-from arena_core.scoring.statistics import (
-    Interval,
-    ReliabilityBin,
-    rank_ranges,
-    reliability_table,
-    wilson_interval,
-)
+from arena_core.scoring.reliability import ReliabilityBin, reliability_table, wilson_interval
 
 
 def _wilson_reference(successes: int, n: int, level: float) -> tuple[float, float]:
@@ -113,43 +107,3 @@ def test_reliability_table_checks_its_input() -> None:
         reliability_table([(1.2, 1)])
     with pytest.raises(ValueError, match="outcome"):
         reliability_table([(0.2, 2)])
-
-
-def _iv(low: float, high: float) -> Interval:
-    return Interval((low + high) / 2, low, high, 100, 10)
-
-
-def test_separated_intervals_give_exact_ranks() -> None:
-    intervals = {"a": _iv(0.10, 0.12), "b": _iv(0.15, 0.17), "c": _iv(0.20, 0.22)}
-    assert rank_ranges(intervals, lower_is_better=True) == {
-        "a": (1, 1),
-        "b": (2, 2),
-        "c": (3, 3),
-    }
-    assert rank_ranges(intervals, lower_is_better=False) == {
-        "a": (3, 3),
-        "b": (2, 2),
-        "c": (1, 1),
-    }
-
-
-def test_overlapping_intervals_share_ranks() -> None:
-    intervals = {
-        "a": _iv(0.10, 0.14),
-        "b": _iv(0.13, 0.18),  # overlaps a and c
-        "c": _iv(0.17, 0.20),
-        "d": _iv(0.30, 0.31),
-    }
-    assert rank_ranges(intervals, lower_is_better=True) == {
-        "a": (1, 2),
-        "b": (1, 3),
-        "c": (2, 3),
-        "d": (4, 4),
-    }
-
-
-def test_identical_and_touching_intervals_are_ties() -> None:
-    same = {"a": _iv(0.1, 0.2), "b": _iv(0.1, 0.2), "c": _iv(0.2, 0.3)}
-    assert rank_ranges(same, lower_is_better=True) == {"a": (1, 3), "b": (1, 3), "c": (1, 3)}
-    assert rank_ranges({}, lower_is_better=True) == {}
-    assert rank_ranges({"only": _iv(0, 1)}, lower_is_better=False) == {"only": (1, 1)}

@@ -17,14 +17,16 @@ from typing import Any
 
 import pytest
 
+from arena_core.analysis.figures import Rules
 from arena_core.domain.lineup import AgentKind
 from arena_core.domain.portfolio import TradeKind
+from arena_core.site.boards import build
 from arena_core.site.collect import LeaderboardData
 from arena_core.site.exports import FORMULA_TRIGGERS, cell, to_csv, to_json
 from arena_core.site.render import SiteRenderer
-from arena_core.site.statistics import RankingRules, Statistics
 
-TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+TRIGGERS = ("=", "+", "-", "@", "\t", "\r")  # the leading characters this module tests
+PAGE_TRIGGERS = ("=", "+", "-", "@", "＝", "＋", "－", "＠")  # what the data page lists
 NOW = datetime(2026, 3, 1, 0, 10, tzinfo=UTC)
 
 
@@ -104,12 +106,16 @@ def test_a_lone_surrogate_never_reaches_an_export() -> None:
 
 
 def test_the_data_page_states_the_rule() -> None:
-    assert FORMULA_TRIGGERS == TRIGGERS  # the page below lists them: change both together
-    empty = LeaderboardData("v1", [], [], Statistics(), [], {}, RankingRules())
+    assert FORMULA_TRIGGERS == PAGE_TRIGGERS  # the page below lists them: change both together
+    nothing = {
+        name: to_csv(name, [])
+        for name in ("families", "forecasts", "family_returns", "position_returns")
+    }
+    empty = LeaderboardData("v1", [], [], {}, build(nothing, "v1", Rules()), Rules())
     page = SiteRenderer(NOW).global_files([empty], [])["data/index.html"].decode()
     text = " ".join(page.split())
-    for character in ("=", "+", "-", "@"):
+    for character in PAGE_TRIGGERS:
         assert f"<code>{character}</code>" in text
-    assert "tab" in text and "carriage return" in text
+    assert "tab" in text and "carriage return" in text and "leading blanks" in text
     assert "apostrophe" in text
     assert "JSON files keep the raw text" in text

@@ -66,21 +66,31 @@ def upstream_message(body: Any) -> str:
     """The human message of an error body, with the provider's nested message when present."""
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict):
-        return str(body)[:300]
-    message = str(error.get("message", "unknown error"))
+        return _shown(body)
+    message = _shown(error.get("message", "unknown error"))
     metadata = error.get("metadata")
     raw = metadata.get("raw") if isinstance(metadata, dict) else None
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
-        except ValueError:
-            return f"{message} ({raw[:200]})"
+        except (ValueError, RecursionError):  # not JSON, or nested beyond the decoder's depth
+            return f"{message[:200]} ({raw[:200]})"
     if isinstance(raw, dict):
         inner = raw.get("error", raw)
         detail = inner.get("message") if isinstance(inner, dict) else None
         if detail:
-            return f"{message} ({detail})"
+            return f"{message} ({_shown(detail)})"
     return message
+
+
+def _shown(value: Any) -> str:
+    """A value of an upstream body as bounded text (a nested one as its type: printing a
+    structure nested a thousand deep would itself recurse too deep)."""
+    if isinstance(value, str):
+        return value[:300]
+    if isinstance(value, (dict, list)):
+        return f"<{type(value).__name__}>"
+    return str(value)[:300]
 
 
 def _error_for(status: int, message: str, retry_after: float | None) -> Exception:
@@ -146,7 +156,7 @@ class OpenRouterClient(LLMClient):
         text = raw.decode("utf-8", errors="replace")
         try:
             parsed = json.loads(text) if text.strip() else None
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested beyond the decoder's depth
             parsed = None
         if status != 200:
             raise _error_for(

@@ -14,29 +14,51 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from arena_core.errors import PersistenceError
+from arena_core.errors import InvalidIdError, PersistenceError
 from arena_core.ports.publisher import (
+    INTERNAL,
     PublishReport,
     SitePublisher,
     cache_control,
     content_type,
     digest,
+    is_internal,
+    site_key,
 )
 
-MANIFEST = ".site-manifest.json"
+MANIFEST = f"{INTERNAL}manifest.json"
+LEGACY_MANIFEST = ".site-manifest.json"  # where sites published before kept it (read, moved)
 
 
 def _changed(files: Mapping[str, bytes], known: Mapping[str, str]) -> dict[str, str]:
     return {path: digest(body) for path, body in files.items() if known.get(path) != digest(body)}
 
 
+def state_folder(root: Path) -> Path:
+    """Where a site folder's bookkeeping lives: beside it (``site`` -> ``site.state``)."""
+    return root.with_name(f"{root.name}.state")
+
+
 class LocalFolderPublisher(SitePublisher):
-    def __init__(self, root: Path) -> None:
+    """Writes under ``root`` only: every key is a site key (``site_key``) and is checked
+    again, resolved, to stay inside the folder (a symlink inside it cannot lead out). The
+    bookkeeping (keys under ``INTERNAL``) goes to ``state`` beside it, never in the site."""
+
+    def __init__(self, root: Path, state: Path | None = None) -> None:
         self._root = root
+        self._state = state or state_folder(root)
         self._lock = threading.Lock()
 
+    def _target(self, path: str) -> Path:
+        key = site_key(path)
+        base = self._state if is_internal(key) else self._root
+        target = base / key.removeprefix(INTERNAL)
+        if not target.resolve().is_relative_to(base.resolve()):
+            raise InvalidIdError(f"the key {path[:80]!r} leads out of {base}")
+        return target
+
     def published(self) -> dict[str, str]:
-        manifest = self._root / MANIFEST
+        manifest = self._target(MANIFEST)
         if not manifest.exists():
             return {}
         loaded: dict[str, str] = json.loads(manifest.read_text())
@@ -46,16 +68,21 @@ class LocalFolderPublisher(SitePublisher):
         with self._lock:
             known = self.published()
             changed = _changed(files, known)
-            for path in sorted(changed):
-                target = self._root / path
+            targets = {path: self._target(path) for path in sorted(changed)}  # all, then write
+            for path, target in targets.items():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(files[path])
             self._root.mkdir(parents=True, exist_ok=True)
-            (self._root / MANIFEST).write_text(json.dumps({**known, **changed}, sort_keys=True))
+            manifest = self._target(MANIFEST)
+            manifest.parent.mkdir(parents=True, exist_ok=True)
+            manifest.write_text(json.dumps({**known, **changed}, sort_keys=True))
         return PublishReport(tuple(sorted(changed)), len(files) - len(changed))
 
     def read(self, path: str) -> bytes | None:
-        target = self._root / path
+        try:
+            target = self._target(path)
+        except InvalidIdError:
+            return None
         return target.read_bytes() if target.is_file() else None
 
 
@@ -67,18 +94,19 @@ class S3SitePublisher(SitePublisher):
         self._bucket = bucket
 
     def published(self) -> dict[str, str]:
-        try:
-            body = self._client.get_object(Bucket=self._bucket, Key=MANIFEST)["Body"].read()
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
-                return {}
-            raise PersistenceError(f"cannot read the site manifest: {exc}") from exc
+        body = self.read(MANIFEST)
+        if body is None:  # a site published before the manifest moved: its old one, once
+            body = self.read(LEGACY_MANIFEST)
+        if body is None:
+            return {}
         loaded: dict[str, str] = json.loads(body)
         return loaded
 
     def publish(self, files: Mapping[str, bytes]) -> PublishReport:
         known = self.published()
         changed = _changed(files, known)
+        for path in changed:
+            site_key(path)  # every key checked before the first upload
         try:
             for path in sorted(changed):
                 self._client.put_object(

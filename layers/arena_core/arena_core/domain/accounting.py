@@ -174,6 +174,10 @@ def sell(
     # To the nearest cent: the micro-shares a buy rounded down are worth less than half a cent,
     # so selling them all at an unchanged price returns exactly what was spent.
     proceeds = cents_even(shares_sold * price)
+    if proceeds <= ZERO:  # a $0.00 sale moves no money: no trade, not a succeeded SELL
+        raise EmptyTradeError(
+            f"selling {percentage}% of {position.shares} shares returns less than a cent"
+        )
     pnl = proceeds - basis_sold
     remaining = position.shares - shares_sold
     position_after = position.model_copy(

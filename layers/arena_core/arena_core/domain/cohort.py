@@ -2,18 +2,44 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
 
 from pydantic import field_validator
 
 from arena_core.domain.base import DomainModel
+from arena_core.domain.ids import AgentId, CohortId, FamilyId, ModelId
 from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.domain.rules import STARTING_BALANCE
+from arena_core.errors import RunRequestError
 
 METHODOLOGY_VERSION = "v1"
 WEEK = timedelta(days=7)
+# The calendar the arena runs in. Week arithmetic outside it overflows (0001-01-01 has no
+# Sunday before it, 9999-12-31 no decision run after it); no market is that old or that far.
+EARLIEST = datetime(2000, 1, 2, tzinfo=UTC)  # a Sunday
+LATEST = datetime(2999, 12, 31, tzinfo=UTC)
+
+
+def in_calendar(moment: datetime, what: str = "time") -> datetime:
+    """An aware moment within the arena's calendar, in UTC; ``RunRequestError`` otherwise
+    (before anything is claimed or written)."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise RunRequestError(f"{what} {moment.isoformat()} has no time zone")
+    utc = moment.astimezone(UTC)
+    if not EARLIEST <= utc <= LATEST:
+        raise RunRequestError(
+            f"{what} {utc.isoformat()} is outside {EARLIEST.date()} to {LATEST.date()}"
+        )
+    return utc
+
+
+def date_in_calendar(day: date, what: str = "date") -> date:
+    """A calendar date within the arena's calendar; ``RunRequestError`` otherwise."""
+    if not EARLIEST.date() <= day <= LATEST.date():
+        raise RunRequestError(f"{what} {day} is outside {EARLIEST.date()} to {LATEST.date()}")
+    return day
 
 
 def _require_aware(moment: datetime) -> datetime:
@@ -49,7 +75,7 @@ class CohortStatus(StrEnum):
 
 
 class Cohort(DomainModel):
-    cohort_id: str
+    cohort_id: CohortId
     week_start: datetime
     status: CohortStatus = CohortStatus.ACTIVE
     created_at: datetime
@@ -96,12 +122,12 @@ class Agent(DomainModel):
     ``trades`` counts its executed trades (moved in each trade's transaction), so a leaderboard
     of one methodology's cohorts counts their trades without reading a trade."""
 
-    agent_id: str
-    cohort_id: str
-    family_id: str
+    agent_id: AgentId
+    cohort_id: CohortId
+    family_id: FamilyId
     display_name: str
     kind: AgentKind
-    model_id: str
+    model_id: ModelId
     cash: Decimal
     version: int = 0
     trades: int = 0

@@ -27,23 +27,27 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from arena_core.domain import ids
 from arena_core.domain.commitments import (
     RECORD_VERSION,
     DecisionCommitment,
     canonical_json,
     timestamp,
 )
+from arena_core.errors import InvalidIdError
 
 DECISIONS_PREFIX = "commitments/decisions/"
 RUNS_PREFIX = "commitments/runs/"
 LOG_KEY = "commitments/log.jsonl"
-SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-HEX_DIGEST = re.compile(r"^[0-9a-f]{64}$")
+HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def decision_key(decision_id: str, sha256: str) -> str:
-    if not SAFE_ID.match(decision_id) or not HEX_DIGEST.match(sha256):
-        raise ValueError(f"not a decision id and digest: {decision_id!r}, {sha256!r}")
+    """The key of a decision's committed record; ``InvalidIdError`` (a ``ValueError``) for
+    anything but a decision id and a hex digest, matched whole."""
+    ids.decision_id(decision_id)
+    if not isinstance(sha256, str) or HEX_DIGEST.fullmatch(sha256) is None:
+        raise InvalidIdError(f"not a SHA-256 hex digest: {str(sha256)[:80]!r}")
     return f"{DECISIONS_PREFIX}{decision_id}/{sha256}.json"
 
 
@@ -144,19 +148,18 @@ class LogEntry:
 
     @classmethod
     def parse(cls, line: str) -> LogEntry:
-        """One line; ``ValueError`` when it is not a log entry."""
+        """One line; ``ValueError`` when it is not a log entry (every field text, the
+        optional ones absent or text; nesting, however deep, is no entry)."""
         try:
             raw = json.loads(line)
-            return cls(
-                kind=str(raw["kind"]),
-                key=str(raw["key"]),
-                sha256=str(raw["sha256"]),
-                at=str(raw["at"]),
-                decision_id=raw.get("decision_id"),
-                run_id=raw.get("run_id"),
-                root=raw.get("root"),
-            )
-        except (KeyError, TypeError, json.JSONDecodeError) as exc:
+            fields = {name: raw[name] for name in ("kind", "key", "sha256", "at")}
+            optional = {name: raw.get(name) for name in ("decision_id", "run_id", "root")}
+            if not all(isinstance(v, str) for v in fields.values()) or not all(
+                v is None or isinstance(v, str) for v in optional.values()
+            ):
+                raise TypeError("a field is not text")
+            return cls(**fields, **optional)
+        except (KeyError, TypeError, ValueError, RecursionError) as exc:
             raise ValueError(f"not a log entry: {line[:120]!r}") from exc
 
 

@@ -15,6 +15,7 @@ from arena_core.domain.answer import Action, Answer, BetInstruction, SellInstruc
 from arena_core.domain.base import DomainModel
 from arena_core.domain.coherence import TradeCoherence
 from arena_core.domain.decision_status import DecisionStatus
+from arena_core.domain.ids import AgentId, CohortId, DecisionId
 from arena_core.domain.panel import PanelForecast
 from arena_core.errors import (
     AttemptsExhaustedError,
@@ -130,9 +131,9 @@ class DecisionRecord(DomainModel):
     ``outcome`` is the final summary.
     """
 
-    decision_id: str
-    agent_id: str
-    cohort_id: str
+    decision_id: DecisionId
+    agent_id: AgentId
+    cohort_id: CohortId
     week: int
     status: DecisionStatus
     owner: str | None = None  # the invocation holding the claim (unique per invocation)

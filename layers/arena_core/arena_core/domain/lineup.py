@@ -9,6 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from arena_core.domain.base import DomainModel
+from arena_core.domain.ids import FamilyId, ModelId
 
 
 class AgentKind(StrEnum):
@@ -19,10 +20,10 @@ class AgentKind(StrEnum):
 class ModelFamily(DomainModel):
     """One benchmark slot: a stable id that never changes, and the model currently behind it."""
 
-    id: str
+    id: FamilyId
     display_name: str
     provider: str
-    openrouter_id: str
+    openrouter_id: ModelId
 
 
 class AgentSpec(DomainModel):
@@ -30,10 +31,10 @@ class AgentSpec(DomainModel):
     a simulated stand-in for a model (the local demo's): shown as such everywhere, never as
     the real model."""
 
-    family_id: str
-    display_name: str
+    family_id: FamilyId
+    display_name: str  # bounded where it enters (``ids.display_name``), shown inert
     kind: AgentKind
-    model_id: str
+    model_id: ModelId
     provider: str
     stand_in: bool = False
 

@@ -14,6 +14,7 @@ from enum import StrEnum
 from pydantic import field_validator, model_validator
 
 from arena_core.domain.base import DomainModel
+from arena_core.domain.ids import MarketId
 from arena_core.domain.money import ONE
 from arena_core.domain.text import CleanText
 from arena_core.errors import UnknownSideError
@@ -52,7 +53,7 @@ class OutcomeQuote(DomainModel):
 
 
 class Market(DomainModel):
-    market_id: CleanText
+    market_id: MarketId
     question: CleanText
     outcomes: tuple[OutcomeQuote, ...]
     status: MarketStatus = MarketStatus.OPEN
@@ -65,6 +66,10 @@ class Market(DomainModel):
     neg_risk_market_id: CleanText | None = None
     group_item_title: CleanText | None = None
     uma_status: CleanText | None = None
+    # The Polymarket event it belongs to (Gamma's ``events[0]``): markets of one event share
+    # their outcome (one candidate wins), so the statistics keep them together.
+    event_id: CleanText | None = None
+    event_slug: CleanText | None = None
 
     @field_validator("outcomes")
     @classmethod

@@ -44,6 +44,7 @@ class PanelMarket(DomainModel):
     category: CleanText
     end_date: datetime
     p_yes: Decimal  # the market's P(YES) at capture: the first outcome's price
+    event_id: CleanText | None = None  # its Polymarket event (None: recorded before it was kept)
 
 
 class Panel(DomainModel):
@@ -140,6 +141,7 @@ def select_panel(
                 category=m.category or UNCATEGORIZED,
                 end_date=m.end_date,  # eligible: has one
                 p_yes=m.outcomes[0].price,  # eligible: priced
+                event_id=m.event_id,
             )
             for m in chosen
         ),
@@ -246,3 +248,4 @@ class PanelScore(DomainModel):
     baseline_score: float  # Metaculus baseline score (x100, log base 2 against 50%)
     peer_score: float  # Metaculus peer score among the cohort's models (x100, natural log)
     resolved_at: datetime  # when resolution scored it (no earlier than the market resolved)
+    event_id: str | None = None  # the market's Polymarket event (None: scored before it was kept)

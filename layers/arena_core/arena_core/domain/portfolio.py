@@ -139,6 +139,7 @@ class BetScore(DomainModel):
     bet_at: datetime | None = None
     category: str | None = None
     closes_at: datetime | None = None
+    event_id: str | None = None  # the market's Polymarket event
 
 
 class PortfolioSnapshot(DomainModel):

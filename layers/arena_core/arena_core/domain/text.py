@@ -7,7 +7,8 @@ where text enters, once (``clean_text``), by U+FFFD, the replacement character.
 
 Bidirectional overrides and control characters are kept in the data (they are what was sent)
 but shown inert on pages (``inert_text``): each becomes a visible ``<U+202E>`` marker, so a
-reasoning cannot reorder what a reader sees or hide text.
+reasoning cannot reorder what a reader sees or hide text. Printed to a terminal
+(``terminal_text``), line breaks and tabs become markers too and the text is bounded.
 """
 
 from __future__ import annotations
@@ -32,6 +33,15 @@ def clean_text(text: str) -> str:
 def inert_text(text: str) -> str:
     """``text`` for display: clean, with bidi controls and control characters made visible."""
     return _INERT.sub(lambda m: f"<U+{ord(m.group()):04X}>", clean_text(text))
+
+
+def terminal_text(text: str, limit: int = 200) -> str:
+    """``text`` for one line of a terminal: inert (``inert_text``), with tabs and line breaks
+    made visible too, and at most ``limit`` characters. Stored text printed by a command can
+    neither run an escape sequence nor forge a line of the output."""
+    shown = inert_text(text).replace("\t", "<U+0009>").replace("\r", "<U+000D>")
+    shown = shown.replace("\n", "<U+000A>")
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 # A str field that is cleaned whenever a model is built (from an upstream, a reply or storage).

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
-from arena_core.domain.money import HUNDRED, ZERO, cents_down
+from arena_core.domain.money import HUNDRED, ZERO, cents_even
 from arena_core.domain.portfolio import Settlement, Trade, TradeKind
 from arena_core.domain.rules import STARTING_BALANCE
 from arena_core.errors import LedgerMismatchError
@@ -26,9 +26,12 @@ def totals(
 ) -> Totals:
     """Cash plus marked positions; P/L against the starting balance; return in percent.
 
-    Position values are summed exactly and rounded down to cents once, here.
+    Position values are summed exactly and rounded to the nearest cent (half-even) once, here:
+    what selling them at these prices would return (sell proceeds round so), so a buy at an
+    unchanged price leaves the portfolio worth what it was ($100 at 0.30 is 333.333333
+    shares, worth $99.9999999: $100.00, not $99.99).
     """
-    positions_value = cents_down(sum(position_values, ZERO))
+    positions_value = cents_even(sum(position_values, ZERO))
     total = cash + positions_value
     pnl = total - starting
     return Totals(

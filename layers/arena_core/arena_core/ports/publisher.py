@@ -3,9 +3,23 @@
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from arena_core.errors import InvalidIdError
+
+MAX_KEY_BYTES = 1024  # S3's limit on a key
+# The publication's own bookkeeping (its manifest, what each cohort's pages were rendered from)
+# lives under this prefix: never a page or a file for readers. A folder publisher keeps it
+# beside the site folder; on S3 the distribution is refused it (infra/constructs/site.py).
+INTERNAL = "_internal/"
+
+
+def is_internal(path: str) -> bool:
+    return path.startswith(INTERNAL)
+
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -30,6 +44,24 @@ def cache_control(path: str) -> str:
     if path.startswith("static/"):
         return "public, max-age=3600"
     return "public, max-age=60, must-revalidate"
+
+
+def site_key(path: str) -> str:
+    """A key as every publisher writes it (and an export reads it): relative, ``/``-separated
+    segments, none empty, ``.`` or ``..``, no control character, at most 1,024 bytes. So a
+    folder publisher never leaves its folder, whatever a key holds; ``InvalidIdError`` else."""
+    shown = repr(path[:80]) if isinstance(path, str) else type(path).__name__
+    if (
+        not isinstance(path, str)
+        or not path
+        or len(path.encode("utf-8", "replace")) > MAX_KEY_BYTES
+    ):
+        raise InvalidIdError(f"not a site key: {shown}")
+    if any(unicodedata.category(c) in ("Cc", "Cs") for c in path) or "\\" in path:
+        raise InvalidIdError(f"not a site key (control character or backslash): {shown}")
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        raise InvalidIdError(f"not a site key (empty, '.' or '..' segment): {shown}")
+    return path
 
 
 def digest(body: bytes) -> str:

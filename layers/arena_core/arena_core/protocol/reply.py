@@ -8,6 +8,12 @@ Ranges (minimum bet, 25% of cash, percentages) are rules, checked later against 
 
 Every failure is a ``DecisionFormatError`` whose message says precisely what is wrong, because
 it is fed back to the model for a corrected reply.
+
+Bounded, so that whatever a reply holds, the records made of it fit in one DynamoDB item: at
+most ``MAX_INSTRUCTIONS`` bets or sells (more is a format error); ids and sides longer than
+their kind allows are cut (``MAX_ID_CHARS``, ``MAX_SIDE_CHARS``, marked with "…", so they match
+no market and are rejected as unknown); at most ``MAX_FORECASTS`` forecasts are read and
+``MAX_FORECAST_ERRORS`` of their errors kept (with how many more there were).
 """
 
 from __future__ import annotations
@@ -36,6 +42,12 @@ _NUMBER = re.compile(r"^\s*\$?\s*([-+]?[0-9][0-9,]*(?:\.[0-9]+)?|[-+]?\.[0-9]+)\
 
 
 MAX_NESTING = 32  # a decision is three levels deep; deeper is not an answer
+MAX_INSTRUCTIONS = 50  # bets or sells in one answer (50 minimum bets: a quarter of the cash)
+MAX_ID_CHARS = 128  # a market or position id (``domain.ids``): longer is cut, then unknown
+MAX_SIDE_CHARS = 64  # an outcome name (Polymarket's longest recorded: 29 characters)
+MAX_FORECASTS = 200  # forecasts read from one reply (a panel has at most 100 markets)
+MAX_FORECAST_ERRORS = 8  # errors of unreadable forecasts kept, then how many more
+CUT = "…"
 _STRUCTURE = re.compile(r'[{}"\\]')
 
 
@@ -167,6 +179,11 @@ def _text(value: Any, where: str) -> str:
     return value.strip()
 
 
+def _cut(text: str, limit: int) -> str:
+    """Model text as stored: at most ``limit`` characters, a cut one marked with "…"."""
+    return text if len(text) <= limit else text[:limit] + CUT
+
+
 def _items(raw: dict[str, Any], name: str) -> list[dict[str, Any]]:
     items = raw.get(name)
     if items is None:
@@ -175,6 +192,10 @@ def _items(raw: dict[str, Any], name: str) -> list[dict[str, Any]]:
         items = [items]
     if not isinstance(items, list):
         raise DecisionFormatError(f"'{name}' must be a list of objects")
+    if len(items) > MAX_INSTRUCTIONS:
+        raise DecisionFormatError(
+            f"'{name}' has {len(items)} entries; at most {MAX_INSTRUCTIONS} per answer"
+        )
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise DecisionFormatError(f"{name}[{index}] must be an object")
@@ -191,10 +212,12 @@ def _bets(raw: dict[str, Any]) -> tuple[BetInstruction, ...]:
     bets = []
     for index, item in enumerate(_items(raw, "bets")):
         where = f"bets[{index}]"
+        market_id = _text(_require(item, "market_id", where), f"{where}.market_id")
+        side = _text(_require(item, "side", where), f"{where}.side")
         bets.append(
             BetInstruction(
-                market_id=_text(_require(item, "market_id", where), f"{where}.market_id"),
-                side=_text(_require(item, "side", where), f"{where}.side"),
+                market_id=_cut(market_id, MAX_ID_CHARS),
+                side=_cut(side, MAX_SIDE_CHARS),
                 amount=_number(_require(item, "amount", where), f"{where}.amount"),
             )
         )
@@ -205,9 +228,10 @@ def _sells(raw: dict[str, Any]) -> tuple[SellInstruction, ...]:
     sells = []
     for index, item in enumerate(_items(raw, "sells")):
         where = f"sells[{index}]"
+        position_id = _text(_require(item, "position_id", where), f"{where}.position_id")
         sells.append(
             SellInstruction(
-                position_id=_text(_require(item, "position_id", where), f"{where}.position_id"),
+                position_id=_cut(position_id, MAX_ID_CHARS),
                 percentage=_number(_require(item, "percentage", where), f"{where}.percentage"),
             )
         )
@@ -232,7 +256,7 @@ def _forecasts(raw: dict[str, Any]) -> tuple[tuple[StatedForecast, ...], tuple[s
     if not isinstance(items, list):
         return (), ("'forecasts' must be a list of objects",)
     found, errors = [], []
-    for index, item in enumerate(items):
+    for index, item in enumerate(items[:MAX_FORECASTS]):
         where = f"forecasts[{index}]"
         try:
             if not isinstance(item, dict):
@@ -240,9 +264,14 @@ def _forecasts(raw: dict[str, Any]) -> tuple[tuple[StatedForecast, ...], tuple[s
             fields = _lower_keys(item)
             market_id = _text(_require(fields, "market_id", where), f"{where}.market_id")
             p_yes = _probability(_require(fields, "p_yes", where), f"{where}.p_yes")
-            found.append(StatedForecast(market_id=market_id, p_yes=p_yes))
+            found.append(StatedForecast(market_id=_cut(market_id, MAX_ID_CHARS), p_yes=p_yes))
         except DecisionFormatError as exc:
             errors.append(str(exc))
+    if len(items) > MAX_FORECASTS:
+        errors.append(f"'forecasts' has {len(items)} entries; only the first {MAX_FORECASTS} read")
+    if len(errors) > MAX_FORECAST_ERRORS:
+        more = len(errors) - MAX_FORECAST_ERRORS + 1
+        errors = [*errors[: MAX_FORECAST_ERRORS - 1], f"and {more} more unreadable forecasts"]
     return tuple(found), tuple(errors)
 
 

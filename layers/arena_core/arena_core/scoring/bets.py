@@ -9,7 +9,6 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from arena_core.domain.market import NO, Market, ResolutionKind
 from arena_core.domain.money import ONE, ZERO
 from arena_core.domain.portfolio import BetScore, Trade, TradeKind
-from arena_core.scoring.forecasts import ScoredForecast
 from arena_core.scoring.proper import log_score
 
 # Scores are kept to the trillionth: far below any difference a leaderboard shows, and every
@@ -58,6 +57,7 @@ def score_buys(
                 bet_at=trade.executed_at,
                 category=market.category,
                 closes_at=market.end_date,
+                event_id=market.event_id,
             )
         )
     return scores
@@ -73,17 +73,3 @@ def yes_terms(score: BetScore) -> tuple[Decimal, Decimal, int]:
     if score.side.upper() == NO:
         return ONE - forecast, ONE - score.market_price, int(not score.won)
     return forecast, score.market_price, int(score.won)
-
-
-def scored_forecast(score: BetScore) -> ScoredForecast:
-    """The statistics' unit for a v1 bet score (see ``yes_terms``)."""
-    p_yes, market_p_yes, outcome = yes_terms(score)
-    return ScoredForecast(
-        family_id=score.family_id,
-        agent_id=score.agent_id,
-        cohort_id=score.cohort_id,
-        market_id=score.market_id,
-        p_yes=float(p_yes),
-        market_p_yes=float(market_p_yes),
-        outcome=outcome,
-    )

@@ -13,14 +13,19 @@ from decimal import ROUND_CEILING, Decimal
 
 from arena_core.scoring._checks import Number, paired, probability
 
+_NEAR_EDGE = 1e-9  # closer than this to an edge, the edge is compared in decimal
+
 
 def bin_index(p: Number, n_bins: int) -> int:
     """The right-closed equal-width bin of ``p`` among ``n_bins`` (0-based)."""
     if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
         raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
-    probability(p)
-    exact = p if isinstance(p, Decimal) else Decimal(repr(float(p)) if isinstance(p, float) else p)
-    upper_edge = int((exact * n_bins).to_integral_value(rounding=ROUND_CEILING))
+    scaled = probability(p) * n_bins
+    if abs(scaled - round(scaled)) > _NEAR_EDGE:  # clear of every edge: binary is exact enough
+        upper_edge = math.ceil(scaled)
+    else:
+        exact = p if isinstance(p, Decimal) else Decimal(repr(p) if isinstance(p, float) else p)
+        upper_edge = int((exact * n_bins).to_integral_value(rounding=ROUND_CEILING))
     return min(max(upper_edge - 1, 0), n_bins - 1)
 
 

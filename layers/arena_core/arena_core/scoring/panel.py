@@ -97,6 +97,7 @@ def question_scores(
                 baseline_score=kept(baseline_score_binary(p_yes, outcome)),
                 peer_score=kept(peer_score(mine, others)),
                 resolved_at=resolved_at,
+                event_id=question.market.event_id,
             )
         )
     return scores

@@ -1,15 +1,14 @@
 """Calibration with uncertainty: a reliability table whose observed frequencies carry Wilson
-intervals, and the ranges of ranks that overlapping intervals allow."""
+intervals."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
 from arena_core.scoring._checks import outcome, probability
-from arena_core.scoring.bootstrap import Interval
 from arena_core.scoring.calibration import bin_index
 
 
@@ -79,26 +78,3 @@ def reliability_table(
             )
         )
     return table
-
-
-def rank_ranges(
-    intervals: Mapping[str, Interval], *, lower_is_better: bool
-) -> dict[str, tuple[int, int]]:
-    """The best and worst rank each entry's interval allows.
-
-    best = 1 + the number of others whose interval lies entirely on the better side; worst =
-    N - the number entirely on the worse side. Touching or overlapping intervals cannot be
-    told apart, so ties show as overlapping ranges; disjoint intervals give exact ranks.
-    """
-
-    def beats(a: Interval, b: Interval) -> bool:
-        return a.high < b.low if lower_is_better else a.low > b.high
-
-    total = len(intervals)
-    ranges = {}
-    for name, mine in intervals.items():
-        others = [other for key, other in intervals.items() if key != name]
-        better = sum(beats(other, mine) for other in others)
-        worse = sum(beats(mine, other) for other in others)
-        ranges[name] = (1 + better, total - worse)
-    return ranges

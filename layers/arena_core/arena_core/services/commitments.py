@@ -2,11 +2,11 @@
 and the log that lists them (``arena_core.domain.commitment_log`` has the layout).
 
 Decide publishes its decision's canonical record before it marks the decision succeeded, so a
-succeeded decision always has its commitment object, then appends the log line (best effort:
-Finalize lists whatever a decision could not). Finalize seals the run: one object per run with
-the Merkle root of its decisions' commitments, written once, then lists every committed object
-the log does not list yet. Appending is a conditional replace, retried when another writer got
-there first; the bytes already in the log are never changed.
+succeeded decision always has its commitment object. Finalize, the log's one writer (its role
+alone may write it), seals the run: one object per run with the Merkle root of its decisions'
+commitments, written once, then lists every committed object the log does not list yet, and
+names (without stopping) any it cannot read. Appending is a conditional replace, retried when
+another writer got there first; the bytes already in the log are never changed.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from arena_core.domain.commitment_log import (
     DECISIONS_PREFIX,
@@ -23,18 +23,20 @@ from arena_core.domain.commitment_log import (
     LogEntry,
     RunSeal,
     appended,
+    decision_key,
     logged_keys,
     run_key,
 )
 from arena_core.domain.commitments import DecisionCommitment, sha256_hex
 from arena_core.domain.decision_status import DecisionStatus
 from arena_core.domain.decisions import Consultation
-from arena_core.errors import ConflictError, PersistenceError
+from arena_core.errors import ConflictError, PersistenceError, RunRequestError
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.commitment_store import CommitmentStore
 from arena_core.ports.decision_store import DecisionStore
 
 LOG_ATTEMPTS = 5  # conditional appends tried before leaving the lines to the next writer
+FUTURE_SKEW = timedelta(minutes=1)  # a run time later than now by more than this is refused
 
 
 def with_hashes(consultation: Consultation, blobs: BlobStore) -> Consultation:
@@ -78,36 +80,51 @@ def append_to_log(store: CommitmentStore, entries: Sequence[LogEntry]) -> int:
     raise ConflictError(f"{LOG_KEY} kept changing over {LOG_ATTEMPTS} attempts")
 
 
-def unlisted_entries(store: CommitmentStore) -> list[LogEntry]:
+@dataclass(frozen=True)
+class Unlisted:
+    """The committed objects the log does not list yet, and those that cannot be read (so
+    cannot be listed): reported, never a reason to stop sealing."""
+
+    entries: list[LogEntry]
+    unreadable: tuple[str, ...] = ()
+
+
+def unlisted_entries(store: CommitmentStore) -> Unlisted:
     """The committed objects the log does not list (a decision whose line was not appended,
-    a run sealed by a Finalize that then failed), read back from the store."""
+    a run sealed by a Finalize that then failed), read back from the store. One object that
+    cannot be read (not JSON, not a record, not at a committed key) is skipped and named:
+    under Object Lock it stays forever, and it must not stop every later Finalize."""
     current = store.read(LOG_KEY)
     known = logged_keys(current.body) if current else set()
-    found = []
+    found, unreadable = [], []
     for key in [*store.keys(DECISIONS_PREFIX), *store.keys(RUNS_PREFIX)]:
         if key in known or not key.endswith(".json"):
             continue
         stored = store.read(key)
-        if stored is not None:
+        if stored is None:
+            continue
+        try:
             found.append(_entry(key, stored.body))
-    return found
+        except PersistenceError:
+            unreadable.append(key)
+    return Unlisted(found, tuple(unreadable))
 
 
 def _entry(key: str, body: bytes) -> LogEntry:
     """The log line of a committed object, from its bytes (the hash is of the bytes as
-    stored, whatever the key says: a reader checks one against the other)."""
+    stored, whatever the key says: a reader checks one against the other). A decision's
+    object must sit at its own key (``decision_key`` of its id and hash)."""
     try:
         document = json.loads(body)
         if key.startswith(RUNS_PREFIX):
             return LogEntry.for_run(key, sha256_hex(body), document)
+        decision_id, digest = str(document["decision_id"]), sha256_hex(body)
+        if decision_key(decision_id, digest) != key:
+            raise ValueError(f"it belongs at {decision_key(decision_id, digest)}")
         return LogEntry(
-            "decision",
-            key,
-            sha256_hex(body),
-            str(document["completed_at"]),
-            decision_id=str(document["decision_id"]),
+            "decision", key, digest, str(document["completed_at"]), decision_id=decision_id
         )
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise PersistenceError(f"committed object {key} cannot be read: {exc}") from exc
 
 
@@ -117,6 +134,7 @@ class SealReport:
     root: str
     created: bool  # False: a retried Finalize found the run's object already written
     logged: int  # log lines appended now
+    unreadable: tuple[str, ...] = ()  # committed objects skipped: they cannot be read
 
 
 def seal_run(
@@ -129,7 +147,10 @@ def seal_run(
     now: datetime,
 ) -> SealReport | None:
     """Write the run's root over its succeeded decisions (None when none has a commitment),
-    then list every committed object the log is missing."""
+    then list every committed object the log is missing. A run time in the future is refused
+    before anything is written: under Object Lock its record would be permanent."""
+    if run_at > now + FUTURE_SKEW:
+        raise RunRequestError(f"run time {run_at.isoformat()} is in the future")
     leaves = []
     for decision_id in sorted(set(decision_ids)):
         record = decisions.get_decision(decision_id)
@@ -145,5 +166,6 @@ def seal_run(
     if not created:  # the first seal of this run stands
         existing = store.read(key)
         root = str(json.loads(existing.body)["root"]) if existing else root
-    logged = append_to_log(store, unlisted_entries(store))
-    return SealReport(key=key, root=root, created=created, logged=logged)
+    unlisted = unlisted_entries(store)
+    logged = append_to_log(store, unlisted.entries)
+    return SealReport(key, root, created, logged, unlisted.unreadable)

@@ -34,6 +34,15 @@ FEEDBACK = (
 )
 PANEL_FEEDBACK = " Include 'forecasts' with one p_yes between 0 and 1 for every panel market."
 MAX_PROBLEMS = 8  # forecast problems quoted back to the model, and recorded
+UPSTREAM_CHARS = 100  # a reply's model, provider and finish reason, as recorded
+ERROR_CHARS = 500  # why a reply could not be used, the fallback's reason, forecast problems
+
+
+def bounded_text(text: str | None, limit: int) -> str | None:
+    """Text from a model or its provider, as recorded: at most ``limit`` characters."""
+    if text is None or len(text) <= limit:
+        return text
+    return text[:limit] + "…"
 
 
 def _response_audit(
@@ -43,15 +52,15 @@ def _response_audit(
         attempt=attempt,
         response_ref=ref,
         body_sha256=sha256_hex(body),
-        model=response.model,
-        provider=response.provider,
-        finish_reason=response.finish_reason,
+        model=bounded_text(response.model, UPSTREAM_CHARS),
+        provider=bounded_text(response.provider, UPSTREAM_CHARS),
+        finish_reason=bounded_text(response.finish_reason, UPSTREAM_CHARS),
         prompt_tokens=response.prompt_tokens,
         completion_tokens=response.completion_tokens,
         cost=response.cost,
         latency_ms=response.latency_ms,
         transport_attempts=response.attempts,
-        error=error,
+        error=bounded_text(error, ERROR_CHARS),
     )
 
 
@@ -74,7 +83,7 @@ def _forecast_issue(answer: Answer, panel: Panel | None) -> str | None:
     if not issues:
         return None
     more = f" (and {len(issues) - MAX_PROBLEMS} more)" if len(issues) > MAX_PROBLEMS else ""
-    return "forecasts: " + "; ".join(issues[:MAX_PROBLEMS]) + more
+    return bounded_text("forecasts: " + "; ".join(issues[:MAX_PROBLEMS]) + more, ERROR_CHARS)
 
 
 @dataclass(frozen=True)
@@ -103,14 +112,18 @@ def _accepted(
             prompt_sha256=prompt.sha256,
             responses=tuple(responses),
         )
+    # The stated forecasts for panel markets are what completing them used; the rest (unknown
+    # ids, up to the parser's limit) are described in ``issue``, not stored a second time.
+    known = panel.by_id()
+    stated = tuple(f for f in answer.forecasts if f.market_id in known)
     return Consultation(
-        answer=answer,
+        answer=answer.model_copy(update={"forecasts": stated}),
         fallback=False,
         fallback_reason=None,
         prompt_ref=prompt.ref,
         prompt_sha256=prompt.sha256,
         responses=tuple(responses),
-        forecasts=complete_forecasts(answer.forecasts, panel),
+        forecasts=complete_forecasts(stated, panel),
         forecast_problems=issue,
     )
 
@@ -163,6 +176,7 @@ def consult(
     if usable is not None:
         return _accepted(usable[0], panel, usable[1], stored, responses)
     reason = f"no valid decision after {len(responses)} replies; last error: {error}"
+    reason = bounded_text(reason, ERROR_CHARS) or reason
     return Consultation(
         answer=Answer(action=Action.HOLD, reasoning=f"[fallback HOLD] {reason}"),
         fallback=True,

@@ -1,8 +1,8 @@
 """The decide use case: one agent, one decision week (methodology v1 §7-§10).
 
-claim → prompt → agent → parse (format retries, then a marked HOLD fallback) → checkpoint →
-execute the valid trades at the run's snapshot prices → publish the decision's commitment →
-complete the claim.
+check the request → claim → prompt → agent → parse (format retries, then a marked HOLD
+fallback) → checkpoint → execute the valid trades at the run's snapshot prices → publish the
+decision's commitment → complete the claim.
 
 Every step is safe to rerun. A succeeded decision is final, so a rerun returns at once. A run
 that crashed before its checkpoint is taken over when its lease expires and asks again; one that
@@ -16,6 +16,13 @@ are raised as retryable errors (the workflow retries; a retry resumes the stored
 was saved), fatal upstream errors (401, 402, ...) are raised as they are, loudly, never turned
 into a quiet HOLD. Each invocation claims under its own owner token: an invocation of the same
 run may take a claim over, and the one it replaced can no longer write anything.
+
+Nothing is claimed before the request is known good (its run time, its cohort, its week's
+universe): a bad request is a ``RunRequestError`` that leaves the agent-week untouched. Every
+end is final when it should be: the last attempt allowed that fails is recorded exhausted, and
+a decision that cannot be stored or decoded (``StoreLimitError``, ``CorruptRecordError``) is
+recorded failed, so nothing downstream waits on it. Decide publishes its commitment object
+only; Finalize lists it in the log.
 """
 
 from __future__ import annotations
@@ -27,10 +34,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from arena_core.constants import universe_key
 from arena_core.domain.answer import Action
 from arena_core.domain.coherence import DecisionCoherence
-from arena_core.domain.cohort import Agent, Cohort, decision_week
-from arena_core.domain.commitment_log import LogEntry
+from arena_core.domain.cohort import Agent, Cohort, decision_week, in_calendar, week_start_for
 from arena_core.domain.commitments import commitment_of
 from arena_core.domain.decisions import (
     Consultation,
@@ -45,10 +52,12 @@ from arena_core.errors import (
     ArenaError,
     AttemptsExhaustedError,
     ClaimLostError,
+    CorruptRecordError,
     DecideAttemptError,
     DecisionAlreadySucceededError,
     NotFoundError,
     RunRequestError,
+    StoreLimitError,
 )
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.blob_store import BlobStore
@@ -61,7 +70,7 @@ from arena_core.ports.stores import (
     WithMarkets,
     WithPanel,
 )
-from arena_core.services.commitments import append_to_log, publish_decision, with_hashes
+from arena_core.services.commitments import publish_decision, with_hashes
 from arena_core.services.consult import consult
 from arena_core.services.outcome import bounded, summarize
 from arena_core.services.panel import PanelSettings, captured_panel
@@ -125,6 +134,17 @@ def load_universe(blobs: BlobStore, ref: str) -> list[Market]:
     return [Market.model_validate(raw) for raw in json.loads(blobs.get(ref))]
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """A request found good before anything is claimed: who decides, in which cohort and
+    week, on which markets."""
+
+    member: Agent
+    cohort: Cohort
+    week: int
+    markets: list[Market]
+
+
 @dataclass
 class _Attempt:
     """One attempt on a claimed decision, and how far it got."""
@@ -134,6 +154,7 @@ class _Attempt:
     member: Agent
     cohort: Cohort
     week: int
+    markets: list[Market]
     checkpointed: bool = field(default=False)
 
 
@@ -165,15 +186,11 @@ class DecideService:
     def decide(
         self, request: DecideRequest, agent: ForecastAgent | Callable[[Agent], ForecastAgent]
     ) -> DecideResult:
-        """Decide for one agent; ``agent`` is the responder, or a factory given the member."""
-        if request.run_at > self._clock.now() + CLOCK_SKEW:
-            raise RunRequestError(f"run time {request.run_at.isoformat()} is in the future")
-        member = self._ledger.get_agent(request.agent_id)
+        """Decide for one agent; ``agent`` is the responder, or a factory given the member.
+        The request is checked whole before the claim: a bad one claims nothing."""
+        checked = self._checked(request)
+        member, cohort, week = checked.member, checked.cohort, checked.week
         responder = agent if isinstance(agent, ForecastAgent) else agent(member)
-        cohort = self._cohorts.get_cohort(member.cohort_id)
-        if cohort is None:
-            raise NotFoundError(f"no cohort {member.cohort_id}")
-        week = decision_week(cohort.week_start, request.run_at)
         decision_id = DecisionRecord.id_for(member.agent_id, week)
         try:
             record = self._claim(member, week, request)
@@ -181,7 +198,12 @@ class DecideService:
             return DecideResult(decision_id, DecisionStatus.SUCCEEDED, already_decided=True)
         except AttemptsExhaustedError as exc:
             return DecideResult(decision_id, DecisionStatus.EXHAUSTED, error=str(exc))
-        attempt = _Attempt(record, request, member, cohort, week)
+        except CorruptRecordError as exc:
+            # Claimed, but its row cannot be read: closed as failed for good (its payloads
+            # dropped), so nothing downstream waits on a decision no attempt can finish.
+            self._close(decision_id, request.owner, DecisionStatus.FAILED, _reason(exc))
+            raise
+        attempt = _Attempt(record, request, member, cohort, week, checked.markets)
         try:
             return self._attempt(attempt, responder)
         except ClaimLostError:
@@ -192,6 +214,35 @@ class DecideService:
         except Exception as exc:
             self._record_failure(attempt, exc)
             raise DecideAttemptError(_reason(exc)) from exc
+
+    def _checked(self, request: DecideRequest) -> _Checked:
+        """The request, known good: an aware run time within the calendar, not in the future,
+        not before its cohort opened; the universe the one captured for that week, readable.
+        A wrong ``universe_ref`` used to take the real agent-week's claim, fail after it and
+        exhaust its attempts; now it is a ``RunRequestError`` and nothing is claimed."""
+        run_at = in_calendar(request.run_at, "run time")
+        if run_at > self._clock.now() + CLOCK_SKEW:
+            raise RunRequestError(f"run time {run_at.isoformat()} is in the future")
+        member = self._ledger.get_agent(request.agent_id)
+        cohort = self._cohorts.get_cohort(member.cohort_id)
+        if cohort is None:
+            raise NotFoundError(f"no cohort {member.cohort_id}")
+        if run_at < cohort.week_start:
+            raise RunRequestError(
+                f"run time {run_at.isoformat()} precedes cohort {cohort.cohort_id}'s start"
+            )
+        week = decision_week(cohort.week_start, run_at)
+        sunday = week_start_for(run_at).date()
+        if self._blobs.find(universe_key(sunday)) != request.universe_ref:
+            raise RunRequestError(
+                f"{request.universe_ref[:120]!r} is not the universe captured for the week of "
+                f"{sunday}"
+            )
+        try:
+            markets = load_universe(self._blobs, request.universe_ref)
+        except (ValueError, TypeError, RecursionError) as exc:  # JSON or a market it refuses
+            raise RunRequestError(f"the week of {sunday}'s universe cannot be read") from exc
+        return _Checked(member, cohort, week, markets)
 
     def _claim(self, member: Agent, week: int, request: DecideRequest) -> DecisionRecord:
         return self._decisions.claim_decision(
@@ -206,7 +257,7 @@ class DecideService:
 
     def _attempt(self, attempt: _Attempt, responder: ForecastAgent) -> DecideResult:
         record, request, member = attempt.record, attempt.request, attempt.member
-        markets = load_universe(self._blobs, request.universe_ref)
+        markets = attempt.markets
         panel = self._panel(attempt, markets)
         fresh = record.checkpoint is None  # no trade of this decision can exist yet
         positions = self._ledger.positions(member.agent_id)
@@ -277,12 +328,11 @@ class DecideService:
     def _finish(self, attempt: _Attempt, outcome: DecisionOutcome) -> DecideResult:
         record, request, cohort = attempt.record, attempt.request, attempt.cohort
         zero_trades = outcome.action is not Action.HOLD and outcome.executed == 0
-        status = DecisionStatus.RETRYABLE_FAILURE if zero_trades else DecisionStatus.SUCCEEDED
+        status = self._failure_status(record) if zero_trades else DecisionStatus.SUCCEEDED
         error = "the decision produced zero executed trades" if zero_trades else None
         now = self._clock.now()  # the completion time: in the commitment and on the decision
-        entry = None
         if not zero_trades:
-            outcome, entry = self._commit(record, outcome, now)
+            outcome = self._commit(record, outcome, now)
         if outcome.coherence:
             self._panel_store.record_coherence(
                 DecisionCoherence(
@@ -302,35 +352,61 @@ class DecideService:
             outcome=outcome,
             error=error,
         )
-        if entry is not None and self._commitments is not None:
-            with suppress(ArenaError):  # Finalize lists whatever line could not be appended
-                append_to_log(self._commitments, [entry])
         if not zero_trades and cohort.first_decision_at is None:
             self._cohorts.mark_first_decision(cohort.cohort_id, request.run_at)
         return DecideResult(record.decision_id, status, error=error, outcome=outcome)
 
     def _commit(
         self, record: DecisionRecord, outcome: DecisionOutcome, now: datetime
-    ) -> tuple[DecisionOutcome, LogEntry | None]:
+    ) -> DecisionOutcome:
         """The outcome with its commitment, published before the decision is marked succeeded:
         a succeeded decision always has its object (a crash in between leaves an object whose
-        decision a retry completes again, at another time, under another name)."""
+        decision a retry completes again, at another time, under another name). Only the
+        object: Finalize, the one writer of the log, lists it there."""
         commitment = commitment_of(record, outcome, now)
-        entry = publish_decision(self._commitments, commitment) if self._commitments else None
-        return outcome.model_copy(update={"commitment": commitment.sha256}), entry
+        if self._commitments is not None:
+            publish_decision(self._commitments, commitment)
+        return outcome.model_copy(update={"commitment": commitment.sha256})
+
+    def _failure_status(self, record: DecisionRecord) -> DecisionStatus:
+        """A failed attempt's status: exhausted (final) when it was the last one allowed, so
+        nothing downstream (the panel's scoring) waits on a decision no run will retry."""
+        if record.attempts + 1 >= self._settings.max_attempts:
+            return DecisionStatus.EXHAUSTED
+        return DecisionStatus.RETRYABLE_FAILURE
 
     def _record_failure(self, attempt: _Attempt, exc: Exception) -> None:
         """Close the claim as a failed attempt with its reason. After the checkpoint the answer
-        is kept: trades of it may be applied, and the next attempt must finish that answer."""
+        is kept: trades of it may be applied, and the next attempt must finish that answer.
+        A decision that cannot be stored or decoded is failed for good: no retry can help."""
+        unstorable = isinstance(exc, StoreLimitError | CorruptRecordError)
+        status = DecisionStatus.FAILED if unstorable else self._failure_status(attempt.record)
+        self._close(
+            attempt.record.decision_id,
+            attempt.request.owner,
+            status,
+            _reason(exc),
+            keep_checkpoint=attempt.checkpointed,
+        )
+
+    def _close(
+        self,
+        decision_id: str,
+        owner: str,
+        status: DecisionStatus,
+        error: str,
+        *,
+        keep_checkpoint: bool = False,
+    ) -> None:
         # If the store fails too (or the claim was taken), the lease expires, then a retry.
         with suppress(ArenaError):
             self._decisions.finish_decision(
-                attempt.record.decision_id,
-                owner=attempt.request.owner,
-                status=DecisionStatus.RETRYABLE_FAILURE,
+                decision_id,
+                owner=owner,
+                status=status,
                 now=self._clock.now(),
-                error=_reason(exc),
-                keep_checkpoint=attempt.checkpointed,
+                error=error,
+                keep_checkpoint=keep_checkpoint,
             )
 
 

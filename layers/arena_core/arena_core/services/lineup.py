@@ -13,7 +13,8 @@ from collections.abc import Callable
 from datetime import datetime
 from itertools import pairwise
 
-from arena_core.domain.lineup import AgentSpec
+from arena_core.domain import ids
+from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.domain.releases import (
     LineupRelease,
     first_lineup,
@@ -60,7 +61,14 @@ class LineupService:
         display_name: str | None = None,
         provider: str | None = None,
     ) -> LineupRelease:
-        """The next release, with ``family_id`` (existing or new) answered by ``model_id``."""
+        """The next release, with ``family_id`` (existing or new) answered by ``model_id``.
+        Every id and name is checked first (``domain.ids``): a typo never becomes a release."""
+        ids.family_id(family_id)
+        ids.model_id(model_id)
+        if display_name is not None:
+            ids.display_name(display_name)
+        if provider is not None:
+            ids.provider_name(provider)
         retired = retired_families(self.releases())
         if family_id in retired:
             raise ConfigurationError(
@@ -84,9 +92,15 @@ class LineupService:
 
         def change(lineup: tuple[AgentSpec, ...]) -> tuple[AgentSpec, ...]:
             try:
-                return without_family(lineup, family_id)
+                remaining = without_family(lineup, family_id)
             except ValueError as exc:
                 raise ConfigurationError(str(exc)) from exc
+            if not any(s.kind is AgentKind.LLM for s in remaining):
+                # A cohort needs agents to decide and complete; baselines alone are reference rows.
+                raise ConfigurationError(
+                    f"{family_id} is the last model family: add another before retiring it"
+                )
+            return remaining
 
         return self._append(change, f"{family_id} retired")
 

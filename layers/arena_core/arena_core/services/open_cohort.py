@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.lineup import AgentKind
 from arena_core.domain.panel import Methodology
+from arena_core.errors import ConfigurationError
 from arena_core.ports.clock import Clock
 from arena_core.ports.cohort_store import CohortStore
 from arena_core.services.lineup import LineupService
@@ -48,6 +49,10 @@ class OpenCohortService:
         moment = at or self._clock.now()
         release = self._lineups.in_force(moment)
         lineup = tuple(spec for spec in release.lineup if spec.kind in self._kinds)
+        if not lineup:  # a cohort without agents would never decide nor complete
+            raise ConfigurationError(
+                f"lineup release {release.release} has no agent this deployment runs"
+            )
         cohort = Cohort.open(moment, lineup, self._methodology, release.release)
         stored, created = self._cohorts.create_cohort(cohort, cohort.agents())
         return OpenCohortResult(

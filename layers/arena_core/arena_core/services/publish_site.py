@@ -8,10 +8,11 @@ A publication has a scope; the snapshot tick chooses it from the time (``entrypo
   JSON of the live figures per live cohort, which the cohort's and its agents' pages read
   (``site/live.py``);
 - the first tick of each hour (``full``): also the model, pairwise, methodology and data pages,
-  every site-wide table, the market pages and table and the universes of weeks not yet
-  published, and the final pages of a cohort completed since the last;
+  every site-wide table, the markets table and list, the universes of weeks not yet published,
+  and the final pages of a cohort completed since the last;
 - the first tick of each UTC day (``daily``): also the live cohorts' pages, data tables and
-  (when their decisions changed) decision pages;
+  (when their decisions changed) decision pages, and the market pages (their positions' values
+  move with every price: drawn hourly, a hundred pages or more would be uploaded every hour);
 - after a decision run (``weekly``): everything, ``datapackage.json`` and ``dataset.zip``.
 
 Reads are bounded by what changes: what the leaderboard needs beyond the live cohorts (every
@@ -30,14 +31,16 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict
 
+from arena_core.analysis.figures import Rules
 from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.domain.portfolio import PortfolioSnapshot
+from arena_core.domain.releases import LineupRelease
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
-from arena_core.ports.publisher import PublishReport, SitePublisher, digest
+from arena_core.ports.publisher import INTERNAL, PublishReport, SitePublisher, digest
 from arena_core.site import exports
+from arena_core.site.build import SiteBuild
 from arena_core.site.carried import CARRIED, Carried, CarriedViews, FeedEntry
-from arena_core.site.carried_statistics import export_statistics, restore_statistics
 from arena_core.site.charts import RangeChart
 from arena_core.site.cohort_tables import cohort_tables
 from arena_core.site.collect import (
@@ -51,16 +54,20 @@ from arena_core.site.costs import cost_rows, merged
 from arena_core.site.dataset import BUNDLE, PACKAGE, SITE_TABLES, bundle, datapackage
 from arena_core.site.decision_details import decisions_marker
 from arena_core.site.feed import FeedItem, latest_decisions
+from arena_core.site.inputs import carried_positions
 from arena_core.site.live import live_file, live_path, live_values
 from arena_core.site.markets import market_row, market_views
 from arena_core.site.render import SiteRenderer, recent_decisions
-from arena_core.site.statistics import RankingRules
+from arena_core.site.results import results_marker
 from arena_core.site.tables import GLOBAL_TABLES
 from arena_core.site.universes import new_universes, run_weeks, universe_path
 
-COMPLETION_MARK = "data/cohorts/{cohort_id}/completed"
-DECISIONS_MARK = "data/cohorts/{cohort_id}/decisions.txt"  # what its decision pages show
+# The publication's own marks, kept out of what readers are served (``INTERNAL``).
+COMPLETION_MARK = INTERNAL + "cohorts/{cohort_id}/completed"
+DECISIONS_MARK = INTERNAL + "cohorts/{cohort_id}/decisions.txt"  # what its decision pages show
+RESULTS_MARK = INTERNAL + "cohorts/{cohort_id}/results.txt"  # the results they show
 COSTS_PATH = "data/costs.json"  # carried over: the rows of every cohort
+POSITIONS_PATH = "data/position_returns.json"  # carried over: completed cohorts' positions
 HOME = "index.html"
 
 
@@ -99,9 +106,12 @@ class PublishSiteService:
         publisher: SitePublisher,
         blobs: BlobStore | None,
         clock: Clock,
-        rules: RankingRules | None = None,
+        rules: Rules | None = None,
+        *,
+        simulated: frozenset[str] = frozenset(),
     ) -> None:
-        self._rules = rules or RankingRules()
+        self._rules = rules or Rules()
+        self._simulated = simulated
         self._stores = stores
         self._publisher = publisher
         self._blobs = blobs
@@ -115,26 +125,39 @@ class PublishSiteService:
             or COMPLETION_MARK.format(cohort_id=c.cohort_id) not in published
         ]
 
-    @staticmethod
     def _read_changed_details(
-        view: CohortView, collector: SiteCollector, published: dict[str, str]
+        self, view: CohortView, collector: SiteCollector, published: dict[str, str]
     ) -> None:
         """Read the cohort's decisions in full (prompts, replies) only when they changed since
-        they were last published: their pages and tables are otherwise left as they are."""
-        mark = DECISIONS_MARK.format(cohort_id=view.cohort.cohort_id)
+        they were last published: then every page and table of them is rendered again. When
+        only some decisions' results moved (a market resolved), just those are read and their
+        pages rendered; everything else is left as it is."""
+        cohort_id = view.cohort.cohort_id
+        mark = DECISIONS_MARK.format(cohort_id=cohort_id)
         if published.get(mark) != digest(decisions_marker(view.records())):
             view.details = collector.details(view)
+            return
+        now = results_marker(view)
+        earlier = self._publisher.read(RESULTS_MARK.format(cohort_id=cohort_id))
+        before = dict(
+            line.split(" ", 1)
+            for line in (earlier or b"").decode("utf-8", "replace").splitlines()
+            if " " in line
+        )
+        moved = {d for d, value in now.items() if before.get(d) != value}
+        if moved:
+            view.details = collector.details(view, moved)
+            view.details_partial = True
 
     def run(self, scope: Scope = WEEKLY, *, fresh: Sequence[PortfolioSnapshot] = ()) -> SiteReport:
         """Publish ``scope``; ``fresh``: snapshots just taken (the latest of their agents, not
         read back)."""
         now = self._clock.now()
         state = Carried.load(self._publisher.read(CARRIED))
-        restore_statistics(state.statistics)
         carried = CarriedViews(self._stores.views, state, fresh=fresh)
         collector = SiteCollector(self._stores, self._blobs, now, self._rules, views=carried)
-        renderer = SiteRenderer(now)
         cohorts = self._stores.cohorts.cohorts()
+        renderer = SiteRenderer(now, build=SiteBuild.of(self._simulated, cohorts))
         published = self._publisher.published()
         if not scope.cohort_pages and HOME not in published:
             scope = DAILY  # a site without its home page yet gets everything at once
@@ -145,8 +168,12 @@ class PublishSiteService:
             if scope.cohort_pages or view.cohort.status is CohortStatus.COMPLETED:
                 self._read_changed_details(view, collector, published)
                 files.update(self._cohort_files(renderer, view))
-        boards = collector.leaderboards(cohorts)
-        state.statistics = export_statistics()
+        earlier = self._publisher.read(POSITIONS_PATH)
+        positions = carried_positions(json.loads(earlier)) if earlier else []
+        boards = collector.leaderboards(cohorts, positions, state.positions_read)
+        state.positions_read = sorted(
+            c.cohort_id for c in cohorts if c.status is CohortStatus.COMPLETED
+        )
         feed = self._feed(views, carried, collector, live)
         costs = merged(self._publisher.read(COSTS_PATH), cost_rows(views))
         returns = collector.return_charts(boards)
@@ -164,11 +191,13 @@ class PublishSiteService:
                     feed=feed,
                     costs=costs,
                     weeks=shown,
+                    releases=collector.releases(),
                 )
             )
             markets = market_views(self._stores, views, cohorts)
-            files.update(renderer.market_files(markets))
-            files.update(self._markets_table([market_row(m) for m in markets]))
+            if scope.cohort_pages:
+                files.update(renderer.market_files(markets))
+            files.update(self._markets_table([market_row(m) for m in markets], renderer))
             for week, rows in universes.items():
                 files.update(
                     exports.table_files("data/universes", "universe", rows, week.isoformat())
@@ -179,7 +208,7 @@ class PublishSiteService:
                 renderer.home_files(boards, cohorts, returns=returns, feed=feed, costs=costs)
             )
         if scope.live:
-            files.update(self._live_files(collector, cohorts))
+            files.update(self._live_files(collector, live))
         if scope.bundle:  # the package describes (and the zip holds) the week's dataset
             files[PACKAGE] = datapackage(
                 GLOBAL_TABLES + SITE_TABLES,
@@ -238,12 +267,12 @@ class PublishSiteService:
             for e in carried.carried.feed or []
         ]
 
-    def _live_files(self, collector: SiteCollector, cohorts: list[Cohort]) -> dict[str, bytes]:
-        """One JSON of the live figures per active cohort (what its pages' script shows)."""
+    def _live_files(self, collector: SiteCollector, live: list[Cohort]) -> dict[str, bytes]:
+        """One JSON of the live figures per live cohort (what its pages' script shows): the
+        active ones, and a cohort completed since its pages were last drawn, whose file then
+        holds its final figures (its pages keep naming it)."""
         files = {}
-        for cohort in cohorts:
-            if cohort.status is not CohortStatus.ACTIVE:
-                continue
+        for cohort in live:
             latest = collector.latest_snapshots(cohort)
             positions = {a: self._stores.ledger.positions(a) for a in latest}
             held = sorted({p.market_id for ps in positions.values() for p in ps if p.is_open})
@@ -259,6 +288,8 @@ class PublishSiteService:
         cohort_id = view.cohort.cohort_id
         if view.details is not None:
             files[DECISIONS_MARK.format(cohort_id=cohort_id)] = decisions_marker(view.records())
+            lines = sorted(f"{d} {value}" for d, value in results_marker(view).items())
+            files[RESULTS_MARK.format(cohort_id=cohort_id)] = ("\n".join(lines) + "\n").encode()
         if view.cohort.status is CohortStatus.COMPLETED:
             files[COMPLETION_MARK.format(cohort_id=cohort_id)] = b"final\n"
         return files
@@ -274,23 +305,36 @@ class PublishSiteService:
         feed: list[FeedItem],
         costs: list[dict[str, object]],
         weeks: list[date],
+        releases: list[LineupRelease],
     ) -> dict[str, bytes]:
         """The leaderboards and every page and table computed from them."""
         for board in boards:
             recent_decisions(board.families, views)
         files = renderer.global_files(
-            boards, cohorts, returns=returns, feed=feed, costs=costs, universe_weeks=weeks
+            boards,
+            cohorts,
+            returns=returns,
+            feed=feed,
+            costs=costs,
+            universe_weeks=weeks,
+            releases=releases,
         )
         files.update(exports.table_files("data", "costs", costs))
         return files
 
-    def _markets_table(self, fresh: list[dict[str, object]]) -> dict[str, bytes]:
-        """The markets table: the rows published before, updated with the live markets."""
+    def _markets_table(
+        self, fresh: list[dict[str, object]], renderer: SiteRenderer
+    ) -> dict[str, bytes]:
+        """The markets table (the rows published before, updated with the live markets) and
+        the markets page listing them."""
         earlier = self._publisher.read("data/markets.json")
         rows = {str(r["market_id"]): r for r in json.loads(earlier)} if earlier else {}
         rows |= {str(r["market_id"]): {k: exports.cell(v) for k, v in r.items()} for r in fresh}
         ordered = [rows[i] for i in sorted(rows)]
-        return exports.table_files("data", "markets", ordered)
+        return {
+            **exports.table_files("data", "markets", ordered),
+            **renderer.markets_index(ordered),
+        }
 
     def _bundle(self, files: dict[str, bytes], published: dict[str, str]) -> bytes:
         paths = [

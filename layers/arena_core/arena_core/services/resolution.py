@@ -75,12 +75,16 @@ class ResolutionService:
         # Panel questions' markets are fetched in the same requests; only held ones are settled.
         fetch = self._source.markets_by_id(sorted(held | set(panel.pending_market_ids())))
         fetched = [m for m in fetch.markets.values() if m.market_id in held]
+        # Panel markets nobody holds are kept too (their state, resolution and provenance):
+        # every market a panel asked about has its page and its row in the markets table.
+        asked = [m for m in fetch.markets.values() if m.market_id not in held]
         unresolved = [m for m in fetched if m.status is not MarketStatus.RESOLVED]
-        stored = self._markets.get_markets([m.market_id for m in fetched]) if fetched else {}
+        seen = [*fetched, *asked]
+        stored = self._markets.get_markets([m.market_id for m in seen]) if seen else {}
         # Every change of state the arena sees (closed, proposed, disputed, resolved) is kept:
         # the dataset publishes it as the resolution's provenance.
-        self._markets.record_observations(new_observations(fetched, stored, moment))
-        self._markets.save_markets(changed_markets(unresolved, stored))
+        self._markets.record_observations(new_observations(seen, stored, moment))
+        self._markets.save_markets(changed_markets([*unresolved, *asked], stored))
         settled = tuple(
             settle_market(self._stores, market, moment)
             for market in fetched

@@ -57,6 +57,9 @@ class TradeRun:
     at: datetime
 
 
+REASON_CHARS = 200  # a rejection's reason, as recorded
+
+
 def trade_id_for(decision_id: str, index: int) -> str:
     return f"{decision_id}.t{index:02d}"
 
@@ -103,7 +106,9 @@ def _plan(
 def _rejected(
     index: int, trade_id: str, instruction: Instruction, exc: RuleViolationError
 ) -> TradeOutcome:
-    return TradeOutcome(index, trade_id, instruction, rejected_rule=exc.rule, reason=str(exc))
+    reason = str(exc)  # it may quote what the model wrote: bounded like everything stored
+    cut = reason if len(reason) <= REASON_CHARS else reason[:REASON_CHARS] + "…"
+    return TradeOutcome(index, trade_id, instruction, rejected_rule=exc.rule, reason=cut)
 
 
 def execute_one(

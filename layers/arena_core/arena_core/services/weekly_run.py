@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Protocol
 
 from arena_core.constants import DECISION_RUN_OFFSET, universe_key
-from arena_core.domain.cohort import Agent, Cohort, decision_week, week_start_for
+from arena_core.domain.cohort import Agent, Cohort, decision_week, in_calendar, week_start_for
 from arena_core.domain.market_record import Capture
 from arena_core.domain.panel import Methodology, PanelQuestion
 from arena_core.errors import RunRequestError
@@ -84,6 +84,10 @@ class PrepareRunService:
             for a in self._cohorts.agents(c.cohort_id)
             if not wanted or a.agent_id in wanted
         ]
+        if not agents and (week is not None or request.cohort_ids or request.agent_ids):
+            # Nothing to decide: a week before any cohort, or names that match no agent.
+            # Refused before the universe is captured, so no week gets today's markets.
+            raise RunRequestError(_nothing_to_run(request, run_at))
         ref, count = self._universe(run_at)
         self._register_panel(cohorts, agents, ref, run_at)
         items = tuple(
@@ -141,10 +145,18 @@ class PrepareRunService:
         return ref, len(markets)
 
 
+def _nothing_to_run(request: RunRequest, run_at: datetime) -> str:
+    asked = f"the week of {week_start_for(run_at).date()}"
+    if request.cohort_ids or request.agent_ids:
+        asked += " with the cohorts and agents named"
+    return f"no active cohort has an agent to decide for {asked}"
+
+
 def rerun_time(week_start: datetime, now: datetime) -> datetime:
     """When a rerun of the week starting ``week_start`` decides: its decision run's time. The
-    week must be a Sunday (a week start), and have started: a run in the future would trade
-    now at a date that has not come."""
+    week must be a Sunday (a week start) within the calendar, and have started: a run in the
+    future would trade now at a date that has not come."""
+    in_calendar(week_start, "week")
     if week_start_for(week_start) != week_start:
         sunday = week_start_for(week_start).date()
         raise RunRequestError(

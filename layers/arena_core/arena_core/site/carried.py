@@ -5,7 +5,8 @@ The leaderboard needs every bet score of every family, every completed cohort's 
 snapshots, and a month of each family's hourly points (its charts): read afresh every ten
 minutes, that is tens of thousands of read units a tick after a year, almost all of it unchanged
 since the last tick. Each publication therefore writes what it read to one gzipped JSON file of
-the site (``CARRIED``, beside the manifest: public data anyway) and the next one starts from it:
+the site's bookkeeping (``CARRIED``, beside the manifest under ``_internal/``: never served, though
+nothing in it is secret) and the next one starts from it:
 
 - a family's scores are taken from it while its count matches the family aggregate's
   ``scored_bets`` (written in the same transaction as the scores: one query reads every
@@ -15,9 +16,7 @@ the site (``CARRIED``, beside the manifest: public data anyway) and the next one
   onward (that bucket included: the newest bucket of a resolution is rewritten until it closes);
   raw 10-minute points change every pass and are read as before, for the last day only;
 - the home page's latest decisions (they change with a decision run, whose publication reads
-  the cohorts' records in full) are carried for the publications that do not read them;
-- the part of the leaderboards' statistics only the scored forecasts determine
-  (``carried_statistics.py``), so a tick that starts cold does not compute it again.
+  the cohorts' records in full) are carried for the publications that do not read them.
 
 A file that is missing, unreadable or of another version is treated as empty: the publication
 reads everything, as before, and carries it from then on.
@@ -28,7 +27,6 @@ from __future__ import annotations
 import gzip
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -37,9 +35,10 @@ from arena_core.domain.cohort import Agent, Cohort, CohortStatus
 from arena_core.domain.decisions import DecisionRecord
 from arena_core.domain.holdings import AgentRecords
 from arena_core.domain.portfolio import BetScore, FamilyTotals, PortfolioSnapshot, SeriesPoint
+from arena_core.ports.publisher import INTERNAL
 from arena_core.ports.view_store import ViewStore
 
-CARRIED = "data/carried/leaderboard.json.gz"
+CARRIED = f"{INTERNAL}carried/leaderboard.json.gz"  # bookkeeping: never served
 VERSION = 1
 CARRIED_RESOLUTIONS = ("hour", "day", "week")  # raw points change every pass: read, not carried
 
@@ -62,7 +61,9 @@ class Carried(BaseModel):
     finals: dict[str, list[PortfolioSnapshot]] = {}  # by completed cohort
     series: dict[str, list[SeriesPoint]] = {}  # by "family/resolution", oldest first
     feed: list[FeedEntry] | None = None  # None: never read yet
-    statistics: dict[str, Any] = {}  # the forecast part of the statistics, by digest
+    # Completed cohorts whose positions were read into the position_returns table (some have
+    # none: a cohort that never traded is not read again every tick).
+    positions_read: list[str] = []
 
     @classmethod
     def load(cls, body: bytes | None) -> Carried:

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import TypeVar
 
-from arena_core.site.axes import Tick, time_ticks, value_ticks
+from arena_core.site.axes import Tick, anchored, time_ticks, value_ticks
 
 T = TypeVar("T")
 
@@ -157,7 +157,9 @@ def draw(
         hover = tuple(downsample(marks, HOVER_MARKS))
         drawn.append(DrawnSeries(name, PALETTE[index % len(PALETTE)], line, hover))
     x_ticks = tuple(
-        Tick(round(x_of(at), 1), text) for at, text in time_ticks(t0, t1) if t0 <= at <= t1
+        Tick(round(x_of(at), 1), text, anchored(x_of(at), left, right))
+        for at, text in time_ticks(t0, t1)
+        if t0 <= at <= t1
     )
     y_placed = tuple(Tick(round(y_of(Decimal(str(t.position))), 1), t.label) for t in y_ticks)
     marked = tuple(Tick(round(x_of(at), 1), text) for at, text in events if t0 <= at <= t1)
@@ -167,6 +169,34 @@ def draw(
 Fetch = Mapping[str, Sequence[Point]]  # resolution -> points (a series' several resolutions)
 
 
+ALL_LIGHT = 240  # points per series the ALL range may read before a coarser resolution
+
+
+def _covers(points: Sequence[Point], start: datetime, step: timedelta) -> bool:
+    return bool(points) and points[0].at <= start + step
+
+
+def all_resolution(series: Sequence[tuple[str, Fetch]], coarsest: str) -> str:
+    """The finest resolution whose points cover every series' whole history and stay light
+    (at most ``ALL_LIGHT`` a series): hourly for a fortnight, daily for months, weekly after.
+    A long history (many weekly points) is read weekly without looking at the finer ones, so
+    what a publication reads stays flat with history."""
+    weekly = max((len(f.get("week", ())) for _, f in series), default=0)
+    if coarsest not in ("week",) or weekly * 7 > ALL_LIGHT:
+        return coarsest
+    steps = {"raw": timedelta(minutes=10), "hour": timedelta(hours=1), "day": timedelta(days=1)}
+    starts = [p.at for _, f in series for r in ("day", "week") for p in f.get(r, ())[:1]]
+    if not starts:
+        return coarsest
+    first = min(starts)
+    for resolution, step in steps.items():
+        found = [f.get(resolution, ()) for _, f in series]
+        light = all(len(points) <= ALL_LIGHT for points in found)
+        if light and all(_covers(p, first, step) for p in found if p) and any(found):
+            return resolution
+    return coarsest
+
+
 def range_charts(
     series: Sequence[tuple[str, Fetch]],
     end: datetime,
@@ -174,12 +204,13 @@ def range_charts(
     uses: Mapping[str, str],
     events: Sequence[tuple[datetime, str]] = (),
 ) -> list[RangeChart]:
-    """One chart per range. ``uses`` maps a range label to the resolution it normally reads;
-    a range whose series have fewer than two points there falls back to finer resolutions
+    """One chart per range. ``uses`` maps a range label to the resolution it normally reads
+    (ALL: the finest that covers the whole history and stays light, ``all_resolution``); a
+    range whose series have fewer than two points there falls back to finer resolutions
     (``RESOLUTIONS`` order) until one has them."""
     charts = []
     for label, span in RANGES:
-        wanted = uses[label]
+        wanted = uses[label] if label != "ALL" else all_resolution(series, uses[label])
         finer = list(reversed(RESOLUTIONS[: RESOLUTIONS.index(wanted) + 1]))
         chosen, cut = wanted, [(n, window(f.get(wanted, ()), end, span)) for n, f in series]
         for resolution in finer:

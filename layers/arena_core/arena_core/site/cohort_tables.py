@@ -103,7 +103,8 @@ def detail_rows(details: list[DecisionDetails]) -> dict[str, Rows]:
             "tokens_in": r.audit.prompt_tokens,
             "tokens_out": r.audit.completion_tokens,
             "cost_usd": r.audit.cost,
-            "reply_text": r.text,
+            # Each raw body once: the message only when it is not the body itself.
+            "reply_text": r.text if r.text != r.body else None,
             "raw_body": r.body,
         }
         for d in details
@@ -182,6 +183,6 @@ def cohort_rows(view: CohortView) -> dict[str, Rows]:
             tables["panel_forecasts"] += _forecast_rows(agent)
     if "panel_questions" in tables:
         tables["panel_questions"] = _question_rows(view)
-    if view.details is not None:
+    if view.details is not None and not view.details_partial:
         tables |= detail_rows(view.details)
     return tables

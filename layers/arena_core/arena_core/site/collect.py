@@ -12,14 +12,15 @@ and left alone).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Protocol
 
+from arena_core.analysis.figures import Rules
 from arena_core.domain import accounting
-from arena_core.domain.coherence import CoherenceSummary, DecisionCoherence, coherence_summary
+from arena_core.domain.coherence import DecisionCoherence
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus
 from arena_core.domain.decisions import DecisionOutcome, DecisionRecord
 from arena_core.domain.holdings import AgentRecords
@@ -47,25 +48,16 @@ from arena_core.ports.stores import (
     WithViews,
 )
 from arena_core.ports.view_store import ViewStore
-from arena_core.scoring.bets import scored_forecast
-from arena_core.scoring.statistics import UNKNOWN, ScoredForecast, horizon_bucket
+from arena_core.site import exports, inputs
+from arena_core.site.boards import BoardResult, Row, build
 from arena_core.site.charts import RangeChart
 from arena_core.site.decision_details import DecisionDetails, read_details
-from arena_core.site.leaderboard import LeaderboardRow, leaderboard_row, ordered
-from arena_core.site.panel_statistics import PanelStatistics, compute_panel
 from arena_core.site.series import (
     LazySeries,
     agent_charts,
     family_series,
     pnl_charts,
     return_charts,
-)
-from arena_core.site.statistics import (
-    FamilyStatistics,
-    RankingRules,
-    Statistics,
-    compute,
-    empty_statistics,
 )
 
 
@@ -108,7 +100,11 @@ class CohortView:
     # Every decision in full (prompts, raw replies): read only when the cohort's decisions
     # changed since the last publication; None leaves its decision pages as published.
     details: list[DecisionDetails] | None = None
+    # Only these decisions' pages are rendered (their results moved), not the tables of them.
+    details_partial: bool = False
     markets: Mapping[str, Market] = field(default_factory=dict)  # held, traded or asked about
+    peer: Mapping[str, float] = field(default_factory=dict)  # v1+panel: mean peer by agent
+    panel_scores: list[PanelScore] = field(default_factory=list)  # v1+panel: scored so far
 
     def question(self, market_id: str) -> str:
         market = self.markets.get(market_id)
@@ -117,12 +113,43 @@ class CohortView:
     def records(self) -> list[DecisionRecord]:
         return [d.record for a in self.agents for d in a.decisions]
 
+    @property
+    def measure(self) -> str:
+        return "peer score" if self.questions else "Brier"
+
+    def ranked_agents(self) -> list[AgentView]:
+        """The models first, ordered by the ranked measure (v1: Brier of its scored bets, lower
+        first; v1+panel: mean peer score, higher first; those without one after), then the
+        baselines."""
+
+        def key(view: AgentView) -> tuple[bool, bool, float, str]:
+            if self.questions:
+                peer = self.peer.get(view.agent.agent_id)
+                value = -peer if peer is not None else None
+            else:
+                brier = view.latest.brier if view.latest else None
+                value = float(brier) if brier is not None else None
+            baseline = view.agent.kind is AgentKind.BASELINE
+            return (baseline, value is None, value or 0.0, view.agent.display_name)
+
+        return sorted(self.agents, key=key)
+
+    def open_positions(self) -> list[Position]:
+        return [p.position for a in self.agents for p in a.positions if p.position.is_open]
+
+    def last_end(self) -> datetime | None:
+        """The latest scheduled end among the markets of its open positions."""
+        ends = [
+            market.end_date
+            for p in self.open_positions()
+            if (market := self.markets.get(p.market_id)) is not None and market.end_date
+        ]
+        return max(ends, default=None)
+
 
 @dataclass
 class FamilyView:
     spec: AgentSpec
-    row: LeaderboardRow
-    stats: FamilyStatistics
     latest: list[PortfolioSnapshot]
     series: LazySeries  # its points at every resolution, read as charts need them
     charts: list[RangeChart]
@@ -132,36 +159,23 @@ class FamilyView:
 
 
 @dataclass
-class PanelBoard:
-    """The forecast panel's side of a v1+panel leaderboard: its statistics, the scored panel
-    forecasts they come from, and each family's buys against its own forecasts."""
-
-    statistics: PanelStatistics
-    scores: list[PanelScore]
-    coherence: list[DecisionCoherence]
-    summaries: dict[str, CoherenceSummary]  # by family
-
-    def summary(self, family_id: str) -> CoherenceSummary:
-        return self.summaries.get(family_id) or coherence_summary(())
-
-
-@dataclass
 class LeaderboardData:
-    """One methodology version's leaderboard: its cohorts, the families in leaderboard order,
-    the statistics behind them, and the rows they are computed from (exported as they are).
-    Under v1+panel, ``panel`` holds what the leaderboard ranks on."""
+    """One methodology version's leaderboard: its cohorts, its families (charts, decisions,
+    releases), the rows of its input tables, and the statistics computed from their published
+    CSV (``site.boards``)."""
 
     methodology: str
     cohorts: list[Cohort]
     families: list[FamilyView]
-    statistics: Statistics
-    forecasts: list[tuple[BetScore, ScoredForecast]]
-    returns: dict[str, dict[str, Decimal]]  # family -> cohort -> return %
-    rules: RankingRules
-    panel: PanelBoard | None = None
+    inputs: dict[str, list[inputs.Row]]  # table name -> rows, as published
+    result: BoardResult
+    rules: Rules
 
     def family(self, family_id: str) -> FamilyView | None:
         return next((f for f in self.families if f.spec.family_id == family_id), None)
+
+    def row(self, family_id: str) -> Row | None:
+        return self.result.row(family_id)
 
 
 def families(cohorts: Sequence[Cohort]) -> list[AgentSpec]:
@@ -205,23 +219,34 @@ class SiteCollector:
         stores: SiteStores,
         blobs: BlobStore | None,
         now: datetime,
-        rules: RankingRules | None = None,
+        rules: Rules | None = None,
         *,
         views: ViewStore | None = None,
     ) -> None:
         """``views``: the view store to read through instead of the stores' own (the carried
         one of a publication, ``site/carried.py``)."""
-        self._rules = rules or RankingRules()
+        self._rules = rules or Rules()
         self._cohorts = stores.cohorts
         self._markets = stores.markets
         self._views = views or stores.views
         self._panel = stores.panel
+        self._ledger = stores.ledger
         self._lineups = stores.lineups
         self._blobs = blobs
         self.now = now
 
-    def leaderboards(self, cohorts: Sequence[Cohort]) -> list[LeaderboardData]:
-        """One leaderboard per methodology version, the current one first."""
+    def releases(self) -> list[LineupRelease]:
+        return self._lineups.releases()
+
+    def leaderboards(
+        self,
+        cohorts: Sequence[Cohort],
+        positions: Sequence[inputs.Row] = (),
+        read: Collection[str] = (),
+    ) -> list[LeaderboardData]:
+        """One leaderboard per methodology version, the current one first. ``positions``: the
+        positions of completed cohorts published before, ``read``: the completed cohorts they
+        were read from (those of any other completed cohort are read once here)."""
         specs = families(cohorts)
         releases = self._lineups.releases()
         changes = {s.family_id: family_changes(releases, s.family_id) for s in specs}
@@ -241,11 +266,43 @@ class SiteCollector:
             },
             releases=changes,
         )
+        held = self.completed_positions(cohorts, positions, read)
         boards = []
         for version in methodologies(cohorts):
             members = [c for c in cohorts if c.methodology_version == version]
-            boards.append(self._leaderboard(version, members, reads))
+            boards.append(self._leaderboard(version, members, reads, held))
         return boards
+
+    def completed_positions(
+        self,
+        cohorts: Sequence[Cohort],
+        published: Sequence[inputs.Row],
+        read: Collection[str] = (),
+    ) -> list[inputs.Row]:
+        """The positions of every completed cohort: those published before, and those of a
+        cohort neither in the table nor ``read`` before, read from the ledger once."""
+        known = {row["cohort_id"] for row in published} | set(read)
+        found = list(published)
+        for cohort in cohorts:
+            if cohort.status is CohortStatus.COMPLETED and cohort.cohort_id not in known:
+                found += self._positions_of(cohort)
+        return found
+
+    def _positions_of(self, cohort: Cohort) -> list[inputs.Row]:
+        agents = self._cohorts.agents(cohort.cohort_id)
+        holdings = self._ledger.holdings_of([a.agent_id for a in agents])
+        ids = sorted({p.market_id for h in holdings.values() for p in h.positions})
+        markets = self._markets.get_markets(ids) if ids else {}
+        return [
+            row
+            for agent in agents
+            for row in inputs.position_rows(
+                cohort.methodology_version,
+                agent.family_id,
+                holdings[agent.agent_id].positions if agent.agent_id in holdings else [],
+                markets,
+            )
+        ]
 
     def latest_snapshots(self, cohort: Cohort) -> dict[str, PortfolioSnapshot]:
         """Each agent's latest snapshot in ``cohort`` (read once per publication)."""
@@ -264,66 +321,54 @@ class SiteCollector:
         return found
 
     def _leaderboard(
-        self, version: str, cohorts: list[Cohort], reads: _FamilyReads
+        self,
+        version: str,
+        cohorts: list[Cohort],
+        reads: _FamilyReads,
+        positions: Sequence[inputs.Row],
     ) -> LeaderboardData:
         ids = {c.cohort_id for c in cohorts}
         specs = families(cohorts)
         latest = {
             f: [s for s in snapshots if s.cohort_id in ids] for f, snapshots in reads.latest.items()
         }
-        scores = {
-            s.family_id: [b for b in reads.scores.get(s.family_id, []) if b.cohort_id in ids]
-            for s in specs
+        mine = [p for p in positions if p["cohort_id"] in ids]
+        scores = [
+            b for spec in specs for b in reads.scores.get(spec.family_id, []) if b.cohort_id in ids
+        ]
+        tables = {
+            "forecasts": inputs.forecast_rows(version, scores, self.now),
+            "family_returns": inputs.return_rows(
+                version,
+                {s.family_id: latest.get(s.family_id, []) for s in specs},
+                cohorts,
+                mine,
+                self.now,
+            ),
+            "position_returns": mine,
+            "families": inputs.family_rows(version, specs),
         }
-        forecasts = [(score, scored_forecast(score)) for f in scores for score in scores[f]]
-        rows: dict[str, list[ScoredForecast]] = {}
-        for score, forecast in forecasts:
-            rows.setdefault(score.family_id, []).append(forecast)
-        returns = {
-            spec.family_id: {s.cohort_id: s.total_pnl_pct for s in latest[spec.family_id]}
-            for spec in specs
-            if latest.get(spec.family_id)
-        }
-        returns_float = {f: {c: float(v) for c, v in w.items()} for f, w in returns.items()}
-        rankable = {spec.family_id for spec in specs if spec.kind is AgentKind.LLM}
-        statistics = compute(
-            rows,
-            returns_float,
-            rankable=rankable,
-            rules=self._rules,
-            groups=breakdown_groups(forecasts),
-        )
-        views = []
-        for spec in specs:
-            family = spec.family_id
-            stats = statistics.families.get(family) or empty_statistics(family)
-            board_row = leaderboard_row(spec, scores[family], latest[family], stats)
-            views.append(
-                FamilyView(
-                    spec,
-                    board_row,
-                    stats,
-                    latest[family],
-                    reads.series[family],
-                    reads.charts[family],
-                    releases=reads.releases.get(family, []),
-                )
-            )
-        order = {row.family_id: i for i, row in enumerate(ordered(v.row for v in views))}
-        views.sort(key=lambda v: order[v.spec.family_id])
-        board = LeaderboardData(
-            version, cohorts, views, statistics, forecasts, returns, self._rules
-        )
         if version == Methodology.V1_PANEL:
-            board.panel = self._panel_board(cohorts, specs, returns_float)
-        return board
+            tables |= self._panel_tables(version, cohorts, specs)
+        published = {name: exports.to_csv(name, rows) for name, rows in tables.items()}
+        result = build(published, version, self._rules)
+        views = [
+            FamilyView(
+                spec,
+                latest.get(spec.family_id, []),
+                reads.series[spec.family_id],
+                reads.charts[spec.family_id],
+                releases=reads.releases.get(spec.family_id, []),
+            )
+            for spec in specs
+        ]
+        order = {row.family_id: i for i, row in enumerate(result.rows)}
+        views.sort(key=lambda v: order.get(v.spec.family_id, len(order)))
+        return LeaderboardData(version, cohorts, views, tables, result, self._rules)
 
-    def _panel_board(
-        self,
-        cohorts: Sequence[Cohort],
-        specs: Sequence[AgentSpec],
-        returns: dict[str, dict[str, float]],
-    ) -> PanelBoard:
+    def _panel_tables(
+        self, version: str, cohorts: Sequence[Cohort], specs: Sequence[AgentSpec]
+    ) -> dict[str, list[inputs.Row]]:
         ids = {c.cohort_id for c in cohorts}
         scores = [s for c in cohorts for s in self._panel.scores(c.cohort_id)]
         coherence = [
@@ -332,14 +377,10 @@ class SiteCollector:
             for c in self._panel.family_coherence(spec.family_id)
             if c.cohort_id in ids
         ]
-        summaries = {
-            spec.family_id: coherence_summary(
-                t for c in coherence if c.family_id == spec.family_id for t in c.trades
-            )
-            for spec in specs
+        return {
+            "panel_scores": inputs.panel_score_rows(version, scores, self.now),
+            "coherence": coherence_rows(version, coherence),
         }
-        statistics = compute_panel(scores, returns, self._rules)
-        return PanelBoard(statistics, scores, coherence, summaries)
 
     def _family_series(self, family_id: str) -> LazySeries:
         def read(resolution: str, start: datetime, end: datetime) -> list[SeriesPoint]:
@@ -380,7 +421,11 @@ class SiteCollector:
             )
             for a in members
         ]
-        return CohortView(cohort, agents, questions, markets=markets)
+        view = CohortView(cohort, agents, questions, markets=markets)
+        if questions:  # v1+panel ranks on the peer score: the cohort page orders by it
+            view.panel_scores = self._panel.scores(cohort.cohort_id)
+            view.peer = peer_by_agent(view.panel_scores)
+        return view
 
     def _agent_view(
         self,
@@ -430,9 +475,13 @@ class SiteCollector:
         mark = accounting.mark(position, market)
         return PositionView(position, question, mark.price, mark.value)
 
-    def details(self, view: CohortView) -> list[DecisionDetails]:
-        """The cohort's decisions in full (a few audit reads each)."""
-        return [read_details(record, self._blobs) for record in view.records()]
+    def details(self, view: CohortView, only: set[str] | None = None) -> list[DecisionDetails]:
+        """The cohort's decisions in full (a few audit reads each); ``only`` these ids."""
+        return [
+            read_details(record, self._blobs)
+            for record in view.records()
+            if only is None or record.decision_id in only
+        ]
 
     def _decision_view(self, record: DecisionRecord) -> DecisionView:
         outcome = record.outcome
@@ -474,17 +523,26 @@ def release_marks(
     ]
 
 
-def breakdown_groups(
-    forecasts: Sequence[tuple[BetScore, ScoredForecast]],
-) -> dict[str, Callable[[ScoredForecast], str]]:
-    """The dimensions forecasts are broken down by: the market's category, and the time from
-    the bet to the market's scheduled close (under a week, under a month, longer)."""
-    category: dict[ScoredForecast, str] = {}
-    horizon: dict[ScoredForecast, str] = {}
-    for score, row in forecasts:
-        category[row] = score.category or "uncategorised"
-        if score.closes_at is not None and score.bet_at is not None:
-            horizon[row] = horizon_bucket(score.closes_at - score.bet_at)
-        else:
-            horizon[row] = UNKNOWN
-    return {"category": category.__getitem__, "time_to_close": horizon.__getitem__}
+def peer_by_agent(scores: Sequence[PanelScore]) -> dict[str, float]:
+    """Each agent's mean peer score over its scored panel forecasts."""
+    found: dict[str, list[float]] = {}
+    for score in scores:
+        found.setdefault(score.agent_id, []).append(score.peer_score)
+    return {agent: sum(v) / len(v) for agent, v in found.items()}
+
+
+def coherence_rows(methodology: str, coherence: Sequence[DecisionCoherence]) -> list[inputs.Row]:
+    """One row per executed buy on a panel market the agent forecast in the same decision."""
+    return [
+        {
+            "methodology": methodology,
+            "decision_id": decision.decision_id,
+            "agent_id": decision.agent_id,
+            "cohort_id": decision.cohort_id,
+            "family_id": decision.family_id,
+            "week": decision.week,
+            **trade.model_dump(),
+        }
+        for decision in sorted(coherence, key=lambda c: c.decision_id)
+        for trade in decision.trades
+    ]

@@ -36,6 +36,8 @@ def cost_rows(views: Sequence[CohortView]) -> list[Row]:
                         "cohort_id": key[1],
                         "week": key[2],
                         "methodology": view.cohort.methodology_version,
+                        "model_id": agent.agent.model_id,
+                        "answered_by": "",
                         "decisions": 0,
                         "replies": 0,
                         "tokens_in": 0,
@@ -44,6 +46,11 @@ def cost_rows(views: Sequence[CohortView]) -> list[Row]:
                         "latency_ms": 0,
                     },
                 )
+                reported = {r.model for r in replies if r.model}
+                if decision.outcome and decision.outcome.model:
+                    reported.add(decision.outcome.model)
+                known = set(str(row["answered_by"]).split())
+                row["answered_by"] = " ".join(sorted(known | reported))
                 row["decisions"] += 1
                 row["replies"] += len(replies)
                 row["tokens_in"] += sum(r.prompt_tokens for r in replies)

@@ -60,13 +60,19 @@ class DecisionDetails:
 
 
 def reply_text(body: str) -> str:
-    """The assistant message of a stored completion body, or the body itself."""
+    """The assistant message of a stored completion body (its content, or its reasoning when
+    the content is blank, as the decide path read it), or the body itself. Total: a body that
+    is not a completion, nested beyond the decoder's depth included, is shown as it is, so one
+    stored reply can never stop a publication."""
     try:
         parsed = json.loads(body)
         message = parsed["choices"][0]["message"]
-        return str(message.get("content") or message.get("reasoning") or body)
-    except (ValueError, KeyError, IndexError, TypeError):
+        content, reasoning = message.get("content"), message.get("reasoning")
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
         return body
+    if isinstance(content, str) and content.strip():
+        return content
+    return reasoning if isinstance(reasoning, str) and reasoning else body
 
 
 def _text(blobs: BlobStore | None, ref: str | None) -> str | None:

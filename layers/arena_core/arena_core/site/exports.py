@@ -7,19 +7,21 @@ places for forecasts and bet scores, six for computed statistics), money and pro
 decimal strings; times as ISO 8601 UTC.
 
 Text comes from models (reasoning) and from Polymarket (questions, outcome names), so it is
-hostile: in CSV, a text cell that a spreadsheet would run as a formula is prefixed with an
-apostrophe (OWASP's advice on CSV injection), while numbers stay numbers; the JSON keeps the
-text as it was. Neither ever holds a lone UTF-16 surrogate, so an export can always be encoded.
+hostile: in CSV, a text cell that a spreadsheet would run as a formula (after any leading
+blanks, fullwidth ``＝ ＋ － ＠`` included) is prefixed with an apostrophe (OWASP's advice on CSV
+injection), while numbers stay numbers; every cell holding a carriage return or a line feed is
+quoted, so no cell can end its row and start another; and no cell is longer than
+``CSV_CELL_CHARS`` (common readers refuse more: Python's ``csv`` stops at 131,072): a longer
+one is cut, marked, and whole in the JSON. The JSON keeps the text as it was. Neither ever
+holds a lone UTF-16 surrogate, so an export can always be encoded.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from enum import Enum
 from typing import Any
 
@@ -31,10 +33,14 @@ __all__ = ["TABLES", "cell", "table_files"]
 
 Row = Mapping[str, Any]
 
-# A spreadsheet reads a cell starting with one of these as a formula (tab and carriage return
-# because it trims them first, exposing what follows).
-FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+# A spreadsheet reads a cell starting with one of these as a formula, once it has trimmed the
+# blanks before it (spaces, tabs, line breaks; some also read the fullwidth forms as their
+# ASCII twins).
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+BLANKS = " \t\r\n\u00a0\u3000"
 FORMULA_GUARD = "'"  # spreadsheets take a leading apostrophe as "text": shown as is, never run
+CSV_CELL_CHARS = 100_000  # a cell's characters at most, in CSV (the JSON keeps them all)
+_QUOTED = (",", '"', "\r", "\n")
 
 
 def cell(value: Any) -> Any:
@@ -65,9 +71,26 @@ def csv_cell(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
     text = str(cell(value))
-    if _is_text(value) and text.startswith(FORMULA_TRIGGERS):
+    if not _is_text(value):
+        return text
+    if len(text) > CSV_CELL_CHARS:
+        cut = f"… [cut: {len(text)} characters; the JSON file holds them all]"
+        text = text[: CSV_CELL_CHARS - len(cut)] + cut
+    if text.lstrip(BLANKS).startswith(FORMULA_TRIGGERS) or text[:1] in ("\t", "\r"):
         return FORMULA_GUARD + text
     return text
+
+
+def csv_line(fields: Sequence[str]) -> str:
+    """One CSV row (RFC 4180 quoting, ``\n`` between rows): a field is quoted when it holds a
+    comma, a quote, a carriage return or a line feed (Python's writer, given ``\n`` to end
+    rows, leaves a bare carriage return unquoted, and readers end the row there)."""
+    return (
+        ",".join(
+            '"' + f.replace('"', '""') + '"' if any(c in f for c in _QUOTED) else f for f in fields
+        )
+        + "\n"
+    )
 
 
 def columns(table: str) -> list[str]:
@@ -81,7 +104,9 @@ def fixed(value: Any, places: int | None) -> Any:
     if isinstance(value, float):
         value = Decimal(repr(value))
     if isinstance(value, Decimal) and value.is_finite():
-        rounded = value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+        with localcontext() as context:  # room for every digit: 28 raised on 1e30 at 2 places
+            context.prec = max(context.prec, value.adjusted() + places + 2)
+            rounded = value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
         return abs(rounded) if rounded == 0 else rounded  # never "-0.00"
     return value
 
@@ -108,12 +133,9 @@ def project(table: str, rows: Iterable[Row]) -> list[dict[str, Any]]:
 
 
 def to_csv(table: str, rows: Sequence[Row]) -> bytes:
-    names = columns(table)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(names)
-    writer.writerows([csv_cell(v) for v in values] for values in _formatted(table, rows))
-    return buffer.getvalue().encode()
+    lines = [csv_line(columns(table))]
+    lines += [csv_line([csv_cell(v) for v in values]) for values in _formatted(table, rows)]
+    return "".join(lines).encode()
 
 
 def to_json(table: str, rows: Sequence[Row]) -> bytes:

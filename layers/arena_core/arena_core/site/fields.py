@@ -25,6 +25,9 @@ BOOLEAN = frozenset(
         "yes_side",
         "split",
         "indeterminate",
+        "matured",
+        "completed",
+        "asked_by_panel",
     }
 )
 INTEGER = frozenset(
@@ -40,6 +43,11 @@ INTEGER = frozenset(
         "min_forecasts",
         "min_cohorts",
         "min_weeks",
+        "min_events",
+        "weeks",
+        "events",
+        "panel_events",
+        "more_weeks",
         "units",
         "clusters",
         "more_needed",
@@ -125,6 +133,7 @@ UNITS: dict[str, tuple[str, int | None]] = {
     "marked_value": ("USD", 12),  # shares x price, exactly: positions_value rounds their sum
     "total_pnl_pct": ("percent", 4),
     "return_pct": ("percent", 4),
+    "pnl_pct": ("percent", 6),
     "percentage": ("percent", None),  # as the model asked it
 }
 PER_TABLE_UNITS: dict[tuple[str, str], tuple[str, int | None]] = {
@@ -162,6 +171,8 @@ def field(table: str, name: str) -> Field:
             kind = "integer"
         elif name in DATETIME:
             kind = "datetime"
+    if kind is None and name.endswith("needs"):
+        kind = "string"  # what a figure still needs, in words
     if kind is not None:
         return Field(name, kind, None, None)
     unit = PER_TABLE_UNITS.get((table, name)) or UNITS.get(name)
@@ -180,6 +191,10 @@ STATISTICS = (
     "return",
     "win_rate",
     "difference",
+    "first_share",
+    "confidence",
+    "ece",
+    "provisional",
     "p_value",
     "p_holm",
     "detectable",
@@ -208,11 +223,11 @@ def _is_statistic(name: str) -> bool:
 def _statistic_unit(name: str) -> str:
     if "brier" in name and "skill" not in name:
         return "Brier score"
-    if name.startswith(("peer_score", "baseline_score", "relative_log")):
+    if name.startswith(("peer_score", "baseline_score", "relative_log", "provisional_peer")):
         return "Metaculus points (x100)"
     if "log_score" in name:
         return "natural log"
-    if name.startswith("return"):
+    if name.startswith(("return", "provisional_return")):
         return "percent"
     return "ratio"
 
@@ -220,7 +235,9 @@ def _statistic_unit(name: str) -> str:
 KEYS: dict[str, tuple[str, ...]] = {
     "leaderboard": ("methodology", "family_id"),
     "forecasts": ("trade_id",),
-    "family_returns": ("family_id", "cohort_id"),
+    "family_returns": ("methodology", "family_id", "cohort_id"),
+    "position_returns": ("position_id",),
+    "families": ("methodology", "family_id"),
     "pairwise": ("methodology", "family_a", "family_b", "measure"),
     "breakdowns": ("methodology", "family_id", "dimension", "group"),
     "calibration": ("methodology", "family_id", "forecaster", "bin"),

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
 from typing import Any, Protocol
 
+from arena_core.domain.accounting import SPLIT_PAYOUT
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.market import Market, ResolutionKind
 from arena_core.domain.market_record import Capture, MarketRecord
+from arena_core.domain.money import ONE, ZERO
 from arena_core.domain.panel import PanelForecast
 from arena_core.domain.portfolio import Position, PositionStatus, Trade
 from arena_core.ports.stores import WithLedger, WithMarkets
@@ -55,6 +59,7 @@ class MarketView:
     positions: list[tuple[Position, Holder]] = field(default_factory=list)
     trades: list[MarketTrade] = field(default_factory=list)
     forecasts: list[MarketForecast] = field(default_factory=list)
+    asked: bool = False  # a forecast panel asked about it
 
     @property
     def market(self) -> Market:
@@ -117,6 +122,9 @@ def market_views(
 def _add_records(
     found: Mapping[str, MarketView], cohort: CohortView, names: Mapping[str, Holder]
 ) -> None:
+    for question in cohort.questions:
+        if question.market.market_id in found:
+            found[question.market.market_id].asked = True
     for agent in cohort.agents:
         holder = names.get(agent.agent.agent_id) or _unknown(agent.agent.agent_id)
         decisions: dict[str, DecisionView] = {d.record.decision_id: d for d in agent.decisions}
@@ -140,6 +148,8 @@ def market_row(view: MarketView) -> dict[str, Any]:
     resolution = market.resolution
     return {
         "market_id": market.market_id,
+        "event_id": market.event_id,
+        "event_slug": market.event_slug,
         "question": market.question,
         "category": market.category,
         "outcomes": " | ".join(o.name for o in market.outcomes),
@@ -159,16 +169,46 @@ def market_row(view: MarketView) -> dict[str, Any]:
             p.status in (PositionStatus.SETTLED, PositionStatus.CANCELLED)
             for p, _ in view.positions
         ),
+        "traded_by": " ".join(sorted({h.family_id for _, h in view.positions})),
+        "asked_by_panel": bool(view.forecasts) or view.asked,
     }
 
 
 def price_charts(view: MarketView) -> list[RangeChart]:
     """The first outcome's price at each capture (the ALL range; the others are the weeks the
-    captures fall in), when there is one to draw."""
+    captures fall in), when there is one to draw, ending at the resolution where there is one:
+    a point at what a share of that outcome paid (1, 0, or 0.50 on a split) and a mark."""
     points = [Point(c.at, c.first_price) for c in view.captures if c.first_price is not None]
+    events: list[tuple[datetime, str]] = []
+    paid = _paid(view)
+    resolved_at = view.record.resolved_at
+    if resolved_at is not None and (not points or resolved_at >= points[-1].at):
+        events.append((resolved_at, f"resolved: {_resolution_text(view.market)}"))
+        if paid is not None:
+            points.append(Point(resolved_at, paid))
     if len(points) < 2:
         return []  # one capture is a row of the table below, not a line
     uses = dict.fromkeys(("10M", "1H", "1D", "1W", "1M", "ALL"), "week")
     name = view.market.outcomes[0].name
-    charts = range_charts([(name, {"week": points})], points[-1].at, "p", uses)
+    charts = range_charts([(name, {"week": points})], points[-1].at, "p", uses, events)
     return [c for c in charts if c.label == "ALL"]
+
+
+def _paid(view: MarketView) -> Decimal | None:
+    """What a share of the first outcome paid at resolution (None: refunded, or unresolved)."""
+    resolution = view.market.resolution
+    if resolution is None or resolution.kind is ResolutionKind.INDETERMINATE:
+        return None
+    if resolution.kind is ResolutionKind.SPLIT:
+        return SPLIT_PAYOUT
+    first = view.market.outcomes[0].name
+    return ONE if view.market.side_won(first) else ZERO
+
+
+def _resolution_text(market: Market) -> str:
+    resolution = market.resolution
+    if resolution is None:
+        return "marked resolved"
+    if resolution.kind is ResolutionKind.WINNER:
+        return f"{resolution.winner} won"
+    return "50/50 split" if resolution.kind is ResolutionKind.SPLIT else "refunded (indeterminate)"

@@ -1,23 +1,24 @@
-"""The pairwise page's views: every two families on each measure, as a matrix and as a list.
+"""The pairwise page's views: every two forecasters on each measure, as a matrix and as a list.
 
 A matrix cell reads "row minus column", so a row is read across: on Brier a negative cell means
-the row family forecast better on the markets both forecast; on return a positive one means it
-earned more in the weeks both ran. A verdict needs the Holm-adjusted p-value below 0.05.
+the row forecast better on the questions both answered; on peer score or return a positive one
+means the row did better. A verdict needs the Holm-adjusted p-value below 0.05; below the
+validity minimum a pair has no interval and no verdict and says what it lacks; an undecided pair
+says how many more weeks would call it if its difference held, never "none".
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from arena_core.site.statistics import Pair
+from arena_core.analysis.pairs import PairResult, Verdict
 
-ALPHA = 0.05
-MEASURES: dict[str, tuple[str, str, str]] = {
-    # measure: (title, the shared unit, in plural; the better direction)
-    "brier": ("Mean Brier, on markets both forecast in the same week", "shared forecasts", "lower"),
-    "return_pct": ("Mean return %, on weeks both ran", "shared weeks", "higher"),
+MEASURES: dict[str, tuple[str, str]] = {
+    # measure: (title, the better direction)
+    "peer_score": ("Mean peer score, on panel questions both answered", "higher"),
+    "brier": ("Mean Brier, on questions both answered (a market in a run week)", "lower"),
+    "return_pct": ("Mean return %, on matured cohorts both ran", "higher"),
 }
 
 
@@ -30,10 +31,8 @@ class Cell:
     high: float | None
     p_holm: float | None
     units: int
-
-    @property
-    def separated(self) -> bool:
-        return self.p_holm is not None and self.p_holm < ALPHA
+    separated: bool
+    needs: str | None  # below the minimum sample: what the pair lacks
 
 
 @dataclass(frozen=True)
@@ -51,26 +50,40 @@ class PairLine:
     a: str
     b: str
     measure: str
-    pair: Pair
+    pair: PairResult
     verdict: str
     more_needed: str
 
 
-def _cell(pair: Pair | None, flipped: bool) -> Cell:
-    if pair is None or pair.result is None:
-        return Cell(None, None, None, None, 0)
-    d = pair.result.difference
+def _cell(pair: PairResult | None, flipped: bool) -> Cell:
+    difference = pair.difference if pair else None
+    if pair is None or difference is None:
+        return Cell(None, None, None, None, 0, False, None)
     sign = -1.0 if flipped else 1.0
-    low, high = sorted((sign * d.low, sign * d.high))
-    return Cell(sign * d.estimate + 0.0, low, high, pair.result.p_holm, pair.result.units)
+    low = high = None
+    if difference.low is not None and difference.high is not None:
+        low, high = sorted((sign * difference.low, sign * difference.high))
+    return Cell(
+        sign * difference.estimate + 0.0,
+        low,
+        high,
+        pair.p_holm,
+        difference.n,
+        pair.decided,
+        difference.missing,
+    )
 
 
-def matrices(pairs: Sequence[Pair], names: Mapping[str, str]) -> list[Matrix]:
-    """One matrix per measure over the families in ``names`` (their order is kept)."""
+def matrices(pairs: Sequence[PairResult], names: Mapping[str, str]) -> list[Matrix]:
+    """One matrix per measure present, over the forecasters in ``names`` that appear in its
+    pairs (their order is kept)."""
     found = []
-    order = tuple(names.items())
-    for measure, (title, _, _) in MEASURES.items():
+    for measure, (title, _) in MEASURES.items():
         by_key = {(p.family_a, p.family_b): p for p in pairs if p.measure == measure}
+        if not by_key:
+            continue
+        present = {f for key in by_key for f in key}
+        order = tuple((f, n) for f, n in names.items() if f in present)
         rows = []
         for row, _ in order:
             cells: list[Cell | None] = []
@@ -86,34 +99,31 @@ def matrices(pairs: Sequence[Pair], names: Mapping[str, str]) -> list[Matrix]:
     return found
 
 
-def verdict(pair: Pair, names: Mapping[str, str]) -> str:
-    """The pair's verdict in words: who is better, or "indistinguishable so far"."""
-    result = pair.result
-    if result is None:
+def verdict(pair: PairResult, names: Mapping[str, str]) -> str:
+    """The pair's verdict in words."""
+    if pair.verdict is Verdict.NOTHING_SHARED:
         return "nothing shared yet"
-    if result.p_holm is None or result.p_holm >= ALPHA:
-        return "indistinguishable so far"
-    lower = result.difference.estimate < 0
-    a, b = names.get(pair.family_a, pair.family_a), names.get(pair.family_b, pair.family_b)
-    better_is_lower = MEASURES[pair.measure][2] == "lower"
-    winner = a if lower == better_is_lower else b
-    return f"{winner} better"
+    if pair.verdict is Verdict.TOO_FEW:
+        return "too few shared for a verdict"
+    if pair.verdict is Verdict.UNDECIDED:
+        return "undecided so far"
+    winner = pair.better() or ""
+    return f"{names.get(winner, winner)} better"
 
 
-def more_needed(pair: Pair) -> str:
-    """How far the pair is from a verdict, in shared units."""
-    result = pair.result
-    if result is None:
+def more_needed(pair: PairResult) -> str:
+    """How far the pair is from a verdict, in weeks: what a pair below the minimum lacks, the
+    weeks an undecided one needs if its difference held, a dash once decided."""
+    if pair.verdict is Verdict.TOO_FEW and pair.difference is not None:
+        return pair.difference.missing or "—"
+    if pair.verdict is not Verdict.UNDECIDED:
         return "—"
-    unit = MEASURES[pair.measure][1]
-    if result.more_needed is None:
+    if pair.more_weeks is None:
         return "no difference observed"
-    if result.more_needed == 0:
-        return "none: its interval already excludes 0"
-    return f"about {math.ceil(result.more_needed):,} more {unit}"
+    return f"about {pair.more_weeks:,} more week{'' if pair.more_weeks == 1 else 's'}"
 
 
-def lines(pairs: Sequence[Pair], names: Mapping[str, str]) -> list[PairLine]:
+def lines(pairs: Sequence[PairResult], names: Mapping[str, str]) -> list[PairLine]:
     return [
         PairLine(
             names.get(p.family_a, p.family_a),

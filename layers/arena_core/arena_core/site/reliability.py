@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena_core.scoring.statistics import ReliabilityBin
+from arena_core.scoring.reliability import ReliabilityBin
 
 SIZE = 240  # the plot square, in SVG units
 LEFT, TOP = 56, 30  # room for the value axis' ticks and label, and above for the counts row

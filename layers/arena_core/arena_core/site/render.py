@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Sequence
 from datetime import date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -18,11 +19,18 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from arena_core.analysis import validity
+from arena_core.analysis.families import Breakdown, Calibration
+from arena_core.constants import META_CONTENT_SECURITY_POLICY
 from arena_core.domain.cohort import Cohort, CohortStatus
+from arena_core.domain.commitment_log import LOG_KEY, decision_key
 from arena_core.domain.panel import P_MAX, P_MIN, PANEL_HORIZON, PANEL_SIZE, PRICE_BAND
+from arena_core.domain.releases import LineupRelease
 from arena_core.domain.text import inert_text
 from arena_core.protocol.prompt import Prompt
-from arena_core.site import exports, pairwise, tables
+from arena_core.site import boards as boards_module
+from arena_core.site import exports, fields, indexes, pairwise, tables
+from arena_core.site.build import SiteBuild
 from arena_core.site.charts import RangeChart
 from arena_core.site.cohort_tables import cohort_rows, cohort_tables
 from arena_core.site.collect import (
@@ -34,16 +42,16 @@ from arena_core.site.collect import (
 from arena_core.site.costs import CostSummary, per_forecast, summary, weekly
 from arena_core.site.feed import FeedItem
 from arena_core.site.markets import MarketView, price_charts
-from arena_core.site.panel_leaderboard import panel_leaderboard
 from arena_core.site.reliability import reliability_diagram
+from arena_core.site.results import forecast_results, trade_results
 from arena_core.site.schema_panel import PANEL_TABLES
-from arena_core.site.statistics import Breakdown, Statistics
+from arena_core.site.series import cohort_charts
+from arena_core.site.universes import run_weeks
 
 HERE = Path(__file__).parent
 RECENT_DECISIONS = 5
+EMPTY_CALIBRATION = Calibration((), (), None, None)
 RECENT_COHORTS = 12  # rows of a model page's cohort table: page weight stays flat with history
-# The tables the home page's leaderboards show: regenerated with it after every snapshot.
-HOME_TABLES = ("leaderboard", "family_returns", "panel_leaderboard")
 
 
 def _fixed(value: Decimal | None, places: str) -> str:
@@ -68,6 +76,41 @@ def _decimal_places(value: float | None, places: int = 4, *, signed: bool = Fals
     elif signed and not text.startswith("-"):
         text = f"+{text}"
     return text
+
+
+def _share(value: Decimal | float | None) -> str:
+    """A share as a percentage to one place (a float statistic or an exact Decimal)."""
+    if value is None:
+        return "—"
+    exact = value if isinstance(value, Decimal) else Decimal(repr(value))
+    return f"{_fixed(exact * 100, '0.1')}%"
+
+
+NEEDS = re.compile(
+    r"^(\d+) of (\d+) (weeks|events|matured cohorts|matured forecasts|cohorts) needed$"
+)
+NEEDS_UNITS = {
+    "weeks": "wk",
+    "events": "events",
+    "matured cohorts": "cohorts",
+    "matured forecasts": "forecasts",
+    "cohorts": "cohorts",
+}
+
+
+def _short_needs(text: str) -> str:
+    """What an interval still needs, short enough for a table cell: "3/8 wk"."""
+    found = NEEDS.match(text)
+    if found is None:
+        return text.removesuffix(" needed")
+    have, need, unit = found.groups()
+    return f"{have}/{need} {NEEDS_UNITS[unit]}"
+
+
+def _short_name(name: str) -> str:
+    """A display name on one line of a table: the row's badge already says "stand-in" or
+    "baseline"."""
+    return name.removesuffix(" (simulated)").removesuffix(" stand-in").removesuffix(" (baseline)")
 
 
 def _sort_value(value: Decimal | float | int | None) -> str:
@@ -103,24 +146,37 @@ def environment() -> Environment:
         money=lambda v: _fixed(v, "0.01"),
         signed=_signed,
         pct=lambda v: "—" if v is None else f"{_fixed(v, '0.01')}%",
-        share=lambda v: "—" if v is None else f"{_fixed(v * 100, '0.1')}%",
+        share=_share,
         prob=lambda v: _fixed(v, "0.0001"),
         ratio=lambda v: _fixed(v, "0.01"),
         usd=lambda v: "—" if v is None else f"${_fixed(v, '0.0001')}",
         num=_sort_value,
         places=_decimal_places,
         count=lambda v: "—" if v is None else f"{v:,.0f}",
+        short_needs=_short_needs,
+        short_name=_short_name,
         when=_when,
     )
     return env
 
 
 class SiteRenderer:
-    def __init__(self, now: datetime, *, universe_size: int = 500, horizon: int = 5) -> None:
+    def __init__(
+        self,
+        now: datetime,
+        *,
+        universe_size: int = 500,
+        horizon: int = 5,
+        build: SiteBuild | None = None,
+        operator: str = "",
+    ) -> None:
         self._env = environment()
         self._now = now
+        self._operator = operator
         self._common = {
             "now": now,
+            "build": build or SiteBuild(),
+            "csp": META_CONTENT_SECURITY_POLICY,
             "universe_size": universe_size,
             "horizon": horizon,
             "recent_cohorts": RECENT_COHORTS,
@@ -146,16 +202,17 @@ class SiteRenderer:
         feed: Sequence[FeedItem] = (),
         costs: Sequence[dict[str, Any]] = (),
     ) -> dict[str, bytes]:
-        """The home page and the data files its leaderboards are read from (``HOME_TABLES``):
-        what every publication regenerates, after every snapshot. The same inputs give the same
-        bytes, whichever publication renders them."""
+        """The home page and every site-wide table its leaderboards are computed from and
+        show: what every publication regenerates, after every snapshot (only the changed ones
+        are uploaded), so the published tables always reproduce the published board. The same
+        inputs give the same bytes, whichever publication renders them."""
         current = boards[0]
         files = {
             "index.html": self.page(
                 "index.html.j2",
                 0,
                 title="Leaderboard",
-                boards=[(b, panel_leaderboard(b)) for b in boards],
+                boards=boards,
                 returns=returns,
                 feed=feed,
                 spend=board_costs(boards, costs),
@@ -166,8 +223,7 @@ class SiteRenderer:
                 versions=[b.methodology for b in boards],
             )
         }
-        for table in HOME_TABLES:
-            rows = [row for b in boards for row in tables.TABLE_ROWS[table](b)]
+        for table, rows in global_tables(boards).items():
             files.update(exports.table_files("data", table, rows))
         return files
 
@@ -180,6 +236,7 @@ class SiteRenderer:
         feed: Sequence[FeedItem] = (),
         costs: Sequence[dict[str, Any]] = (),
         universe_weeks: Sequence[date] = (),
+        releases: Sequence[LineupRelease] = (),
     ) -> dict[str, bytes]:
         """Every site-wide page and table: one leaderboard per methodology version (the current
         one first), each with its own statistics; the model pages show each version apart."""
@@ -194,26 +251,37 @@ class SiteRenderer:
         }
         files = self.home_files(boards, cohorts, returns=returns, feed=feed, costs=costs)
         files |= {
-            "methodology.html": self.page("methodology.html.j2", 0, title="Methodology", **common),
+            "methodology.html": self.page(
+                "methodology.html.j2",
+                0,
+                title="Methodology",
+                validity=validity.results(),
+                validity_tables=validity.all_tables(validity.results()),
+                **common,
+            ),
             "data/index.html": self.page(
                 "data.html.j2",
                 1,
                 title="Data",
                 tables=exports.TABLES,
                 global_tables=tables.GLOBAL_TABLES,
+                field_of=fields.field,
+                keys=fields.KEYS,
+                foreign=fields.FOREIGN_KEYS,
                 cohort_tables=cohort_tables,
                 panel_tables=tuple(PANEL_TABLES),
                 weeks=universe_weeks,
                 **common,
             ),
             "data/cohorts.json": _cohorts_json(cohorts),
+            f"data/{boards_module.SETTINGS}": boards_module.settings_json(
+                current.rules, [b.methodology for b in boards], self._now
+            ),
         }
         files["pairwise.html"] = self.page(
             "pairwise.html.j2", 0, title="Every pair compared", sections=_pairwise(boards)
         )
-        for table, rows in tables.global_tables(list(boards)).items():
-            if table not in HOME_TABLES:
-                files.update(exports.table_files("data", table, rows))
+        files.update(self._index_pages(boards, cohorts, universe_weeks, releases))
         for family_id, sections in _model_sections(boards).items():
             files[f"models/{family_id}.html"] = self.page(
                 "model.html.j2",
@@ -226,15 +294,60 @@ class SiteRenderer:
                 rules=current.rules,
                 spend=spend,
                 weekly_costs=weekly([r for r in costs if r["family_id"] == family_id], starts),
+                cohort_models=cohort_models(family_id, cohorts, costs),
             )
-        for name in ("style.css", "app.js"):
+        for name in ("style.css", "app.js", "favicon.svg"):
             files[f"static/{name}"] = (HERE / "static" / name).read_bytes()
         return files
+
+    def _index_pages(
+        self,
+        boards: Sequence[LeaderboardData],
+        cohorts: Sequence[Cohort],
+        universe_weeks: Sequence[date],
+        releases: Sequence[LineupRelease],
+    ) -> dict[str, bytes]:
+        """Calibration side by side, the models, cohorts, about and changelog pages."""
+        return {
+            "calibration.html": self.page(
+                "calibration.html.j2",
+                0,
+                title="Calibration",
+                sections=indexes.calibration_sections(boards),
+            ),
+            "models/index.html": self.page(
+                "models_index.html.j2", 1, title="Models", models=indexes.model_entries(boards)
+            ),
+            "cohorts/index.html": self.page(
+                "cohorts_index.html.j2",
+                1,
+                title="Cohorts",
+                cohorts=cohorts,
+                universe_weeks=set(universe_weeks),
+            ),
+            "about.html": self.page("about.html.j2", 0, title="About", operator=self._operator),
+            "changelog.html": self.page(
+                "changelog.html.j2",
+                0,
+                title="Changelog",
+                entries=indexes.changelog(cohorts, releases),
+            ),
+        }
+
+    def markets_index(self, rows: Sequence[dict[str, Any]]) -> dict[str, bytes]:
+        """The markets page, from the markets table's rows (every market so far)."""
+        listed = indexes.listed_markets(rows)
+        page = self.page("markets_index.html.j2", 1, title="Markets", rows=listed, total=len(rows))
+        return {"markets/index.html": page}
 
     def cohort_files(self, view: CohortView, *, tables: bool = True) -> dict[str, bytes]:
         """The cohort's and its agents' pages; with ``tables``, its data files and (when its
         decisions were read in full) its decision pages."""
         cohort_id = view.cohort.cohort_id
+        ranked = view.ranked_agents()
+        done = view.cohort.status is CohortStatus.COMPLETED
+        end = view.cohort.completed_at if done and view.cohort.completed_at else self._now
+        charts = cohort_charts([(a.agent.display_name, a.hourly) for a in ranked], end)
         moments = [a.latest.taken_at for a in view.agents if a.latest is not None]
         files = {
             f"cohorts/{cohort_id}/index.html": self.page(
@@ -242,6 +355,11 @@ class SiteRenderer:
                 2,
                 title=f"Cohort {cohort_id}",
                 view=view,
+                agents=ranked,
+                charts=charts,
+                tables=cohort_tables(view.cohort),
+                weeks=run_weeks([view.cohort], end),
+                final=done,
                 values_as_of=max(moments, default=None),
             )
         }
@@ -277,17 +395,25 @@ class SiteRenderer:
 
     def decision_files(self, view: CohortView) -> dict[str, bytes]:
         """A page per decision, and the prompt it was sent (when the details were read)."""
-        agents = {a.agent.agent_id: a.agent for a in view.agents}
+        agents = {a.agent.agent_id: a for a in view.agents}
         files = {}
         for details in view.details or ():
-            decision_id = details.record.decision_id
+            record = details.record
+            decision_id = record.decision_id
+            mine = agents.get(record.agent_id)
             files[f"decisions/{decision_id}.html"] = self.page(
                 "decision.html.j2",
                 1,
                 title=f"Decision {decision_id}",
                 d=details,
-                agent=agents.get(details.record.agent_id),
+                agent=mine.agent if mine else None,
                 view=view,
+                results=trade_results(mine) if mine else {},
+                forecasts=forecast_results(view, record.agent_id, record.week),
+                commitment=commitment_key(
+                    decision_id, record.outcome.commitment if record.outcome else None
+                ),
+                log_key=LOG_KEY,
             )
             prompt = Prompt(system=details.system_prompt, user=details.user_prompt)
             files[f"decisions/{decision_id}.prompt.txt"] = prompt.transcript().encode()
@@ -306,10 +432,8 @@ def board_costs(
             family = view.spec.family_id
             rows = [r for r in costs if r["family_id"] == family and r["cohort_id"] in ids]
             cost = summary(rows)
-            forecasts = view.row.forecasts
-            if board.panel is not None:
-                stats = board.panel.statistics.families.get(family)
-                forecasts = stats.forecasts if stats else 0
+            row = board.row(family)
+            forecasts = row.result.resolved if row and row.result else 0
             found[(board.methodology, family)] = (cost, per_forecast(cost, forecasts))
     return found
 
@@ -318,6 +442,45 @@ def values_as_of(boards: Sequence[LeaderboardData]) -> datetime | None:
     """The newest snapshot the leaderboards show: the time their values are from."""
     moments = [s.taken_at for b in boards for f in b.families for s in f.latest]
     return max(moments, default=None)
+
+
+def global_tables(boards: Sequence[LeaderboardData]) -> dict[str, list[dict[str, Any]]]:
+    """Every site-wide table: the input tables as published, then what is computed from them,
+    each holding the rows of every leaderboard (the current methodology first)."""
+    found = {
+        name: [row for b in boards for row in b.inputs.get(name, [])]
+        for name in tables.INPUT_TABLES
+    }
+    found |= tables.output_tables([b.result for b in boards])
+    return {name: found[name] for name in tables.GLOBAL_TABLES}
+
+
+def cohort_models(
+    family_id: str, cohorts: Sequence[Cohort], costs: Sequence[dict[str, Any]]
+) -> dict[str, tuple[str, str]]:
+    """Per cohort of the family: the provider model id its lineup asked for, and the ids the
+    provider reported answering (from the costs table; empty before any reply)."""
+    found: dict[str, tuple[str, str]] = {}
+    for cohort in cohorts:
+        spec = next((s for s in cohort.lineup if s.family_id == family_id), None)
+        if spec is not None:
+            found[cohort.cohort_id] = (spec.model_id, "")
+    for row in costs:
+        if row["family_id"] == family_id and row["cohort_id"] in found:
+            asked, answered = found[row["cohort_id"]]
+            names = set(answered.split()) | set(str(row.get("answered_by") or "").split())
+            found[row["cohort_id"]] = (asked, " ".join(sorted(names)))
+    return found
+
+
+def commitment_key(decision_id: str, sha256: str | None) -> str | None:
+    """The key of a decision's committed record, when it has one (a succeeded decision)."""
+    if sha256 is None:
+        return None
+    try:
+        return decision_key(decision_id, sha256)
+    except ValueError:  # a record stored before commitments existed cannot name one
+        return None
 
 
 def _cohorts_json(cohorts: Sequence[Cohort]) -> bytes:
@@ -334,49 +497,47 @@ def _cohorts_json(cohorts: Sequence[Cohort]) -> bytes:
     return json.dumps(listing, indent=1).encode()
 
 
-def shown(board: LeaderboardData) -> Statistics:
-    """The statistics a board's pairwise page, calibration and breakdowns show."""
-    return tables.shown_statistics(board)
-
-
 def _pairwise(boards: Sequence[LeaderboardData]) -> list[dict[str, Any]]:
     sections = []
     for board in boards:
-        statistics = shown(board)
-        names = {f.spec.family_id: f.spec.display_name for f in board.families}
-        if board.panel is not None:
-            names |= {r.family_id: r.display_name for r in panel_leaderboard(board)}
+        result = board.result
+        shown = result.shown
+        names = {row.family_id: row.display_name for row in result.rows}
+        pairs = [*shown.pairs, *shown.brier_pairs, *result.bets.return_pairs]
         sections.append(
             {
                 "methodology": board.methodology,
-                "panel": board.panel is not None,
-                "matrices": pairwise.matrices(statistics.pairs, names),
-                "lines": pairwise.lines(statistics.pairs, names),
-                "unshared": sum(p.result is None for p in statistics.pairs),
+                "panel": result.panel is not None,
+                "measure": shown.measure.name,
+                "compared": shown.compared,
+                "rules": result.rules,
+                "matrices": pairwise.matrices(pairs, names),
+                "lines": pairwise.lines(pairs, names),
+                "unshared": sum(p.difference is None for p in pairs),
             }
         )
     return sections
 
 
 def _model_sections(boards: Sequence[LeaderboardData]) -> dict[str, list[dict[str, Any]]]:
-    """Per family, one section per leaderboard it is on: its row, statistics, calibration and
+    """Per family, one section per leaderboard it is on: its row, its figures, calibration and
     breakdowns there (under v1+panel, of its panel forecasts, with its coherence)."""
     found: dict[str, list[dict[str, Any]]] = {}
     for board in boards:
-        statistics = shown(board)
+        shown = board.result.shown
         breakdowns: dict[str, list[Breakdown]] = {}
-        for b in statistics.breakdowns:
+        for b in shown.breakdowns:
             breakdowns.setdefault(b.family_id, []).append(b)
-        panel_rows = {r.family_id: r for r in panel_leaderboard(board)}
         for view in board.families:
             family = view.spec.family_id
-            stats = statistics.families.get(family)
-            calibration = (stats or view.stats).calibration
+            row = board.row(family)
+            result = shown.families.get(family)
+            calibration = result.calibration if result else EMPTY_CALIBRATION
             found.setdefault(family, []).append(
                 {
                     "board": board,
                     "view": view,
-                    "panel": panel_rows.get(family),
+                    "row": row,
                     "calibration": calibration,
                     "diagram": reliability_diagram(calibration.bins, calibration.market_bins),
                     "breakdowns": breakdowns.get(family, []),

@@ -11,38 +11,59 @@ from arena_core.site.schema_panel import METHODOLOGY, PANEL_TABLES
 
 TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "leaderboard": (
-        "One row per model family (baselines marked), across all cohorts. Intervals are 95%, from "
-        "a bootstrap that resamples cohorts (weeks), then forecasts within them; every number "
-        "recomputes from forecasts and family_returns.",
+        "v1: one row per model family (baselines and the market's price as reference rows). "
+        "Figures are over matured forecasts (see forecasts.matured), with 95% intervals from "
+        "standard errors clustered by event and run week (Student's t), shown only once the "
+        "sample reaches the minimum at which the validity benchmark shows them covering; every "
+        "number recomputes from forecasts, family_returns, position_returns and families "
+        "(arena analyze).",
         (
             METHODOLOGY,
             ("rank", "Rank among ranked families by mean Brier (lower is better), else empty."),
-            ("rank_best", "Best rank the Brier intervals allow (ranked families)."),
-            ("rank_worst", "Worst rank the Brier intervals allow (ranked families)."),
+            ("rank_best", "Best rank the pairwise verdicts allow: 1 + families called better."),
+            ("rank_worst", "Worst rank they allow: ranked families - families called worse."),
             ("tied_with_leader", "true when the family's rank range reaches 1 (not the leader)."),
             (
-                "standing",
-                "ranked; provisional (below the minimum sample, no rank); unscored (no scored "
-                "forecast, never ranked); reference (a baseline).",
+                "first_share",
+                "Share of draws from the families' joint sampling distribution in which it ranks "
+                "first.",
             ),
-            ("family_id", "Stable family id (join key)."),
+            (
+                "standing",
+                "ranked; provisional (below the minimum sample: no rank, no interval); unscored "
+                "(nothing scored); reference (a baseline or the market).",
+            ),
+            ("needs", "What it still needs to be ranked, e.g. 3 of 8 weeks needed."),
+            ("family_id", "Stable family id (join key); market for the market's row."),
             ("display_name", "Current display name of the family."),
             (
                 "kind",
-                "llm, baseline, or market: the last row is the market's own price at bet time "
-                "on every scored forecast of every family (a reference row).",
+                "llm, baseline, or market (the market's price at bet time, one forecast per "
+                "question).",
             ),
             ("stand_in", "true for a simulated stand-in (the local demo's), never a real model."),
             ("cohorts", "Cohorts the family has an agent in."),
-            ("forecasts", "Scored forecasts (v1: scored bets)."),
-            ("scored_cohorts", "Cohorts holding at least one of its scored forecasts."),
-            ("brier", "Mean Brier over its scored forecasts: (p_yes - outcome)^2."),
-            ("brier_low", "Lower end of the Brier's 95% interval."),
+            ("forecasts", "Matured scored forecasts (v1: scored bets): what the figures use."),
+            ("scored_cohorts", "Cohorts holding at least one of them."),
+            ("weeks", "Run weeks they were made in."),
+            ("events", "Polymarket events they belong to."),
+            ("brier", "Mean Brier over its matured forecasts: (p_yes - outcome)^2."),
+            (
+                "brier_low",
+                "Lower end of the Brier's 95% interval (empty below the minimum sample).",
+            ),
             ("brier_high", "Upper end of the Brier's 95% interval."),
             (
-                "market_brier",
-                "The market's mean Brier on the same forecasts: (market_p_yes - outcome)^2.",
+                "provisional_brier",
+                "Mean Brier over every resolved bet, matured or not: the v1 methodology's own "
+                "figure, which leans toward early-resolving (mostly YES) questions.",
             ),
+            (
+                "ece",
+                "Expected calibration error of its matured forecasts: the count-weighted mean "
+                "|mean forecast - observed frequency of YES| over ten bins (0 is calibrated).",
+            ),
+            ("market_brier", "The market's mean Brier on the same forecasts."),
             ("market_brier_low", "Lower end of its 95% interval."),
             ("market_brier_high", "Upper end of its 95% interval."),
             ("log_score", "Mean ln P(outcome) (<= 0, higher is better)."),
@@ -62,15 +83,39 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ),
             ("relative_log_low", "Lower end of its 95% interval."),
             ("relative_log_high", "Upper end of its 95% interval."),
-            ("return_pct_mean", "Mean over its cohorts of (total value - 10,000) / 10,000 x 100."),
-            ("return_low", "Lower end of the mean return's 95% interval (cohorts resampled)."),
+            (
+                "return_pct_mean",
+                "Mean return % over its matured cohorts (completed, every market held past its "
+                "end).",
+            ),
+            (
+                "return_low",
+                "Lower end of the mean return's 95% interval (positions clustered by event and "
+                "run week).",
+            ),
             ("return_high", "Upper end of the mean return's 95% interval."),
+            (
+                "return_needs",
+                "What the return's interval still needs, e.g. 2 of 8 matured cohorts needed.",
+            ),
+            (
+                "provisional_return",
+                "Mean return % over every cohort, live ones at their latest marks.",
+            ),
             ("total_pnl", "Sum over its cohorts of total value - 10,000, in dollars."),
-            ("win_rate", "Share of scored bets whose side won."),
-            ("resolved_bets", "Scored bets (buys on markets resolved with a winner)."),
             ("trades", "Executed trades (buys and sells)."),
-            ("min_forecasts", "The minimum sample to be ranked: scored forecasts..."),
+            ("win_rate", "Share of scored bets whose side won."),
+            (
+                "resolved_bets",
+                "Scored bets (buys on markets resolved with a winner), matured or not.",
+            ),
+            (
+                "min_forecasts",
+                "The methodology's minimum sample to be ranked: matured forecasts...",
+            ),
             ("min_cohorts", "...over at least this many cohorts."),
+            ("min_weeks", "The validity minimum: run weeks before any interval, rank or verdict."),
+            ("min_events", "...and events."),
         ),
     ),
     "forecasts": (
@@ -81,12 +126,25 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ("trade_id", "The buy it comes from."),
             ("family_id", "Family id."),
             ("agent_id", "Agent id."),
-            ("cohort_id", "Cohort (week): forecasts of one week are resampled together."),
+            ("cohort_id", "Cohort the agent belongs to."),
             ("market_id", "Polymarket market id."),
+            (
+                "event_id",
+                "The market's Polymarket event (Gamma's events[0].id); empty when not recorded "
+                "(the market is then its own event). The statistics cluster by event and run week.",
+            ),
+            ("run_week", "The run week the bet was made in: w and the ISO date of its Sunday."),
             ("side", "Side bought."),
             ("p_yes", "The forecast's probability for YES (a named outcome bought counts as YES)."),
             ("market_p_yes", "The market's YES price when the forecast was made."),
             ("outcome", "1 if YES happened, else 0."),
+            (
+                "matured",
+                "true when the market's scheduled end (closes_at, as captured at the bet) had "
+                "passed when the dataset was published: ranks, intervals and verdicts use "
+                "matured forecasts only (a 'by date' question resolves YES early, NO only at its "
+                "end).",
+            ),
             ("brier", "(p_yes - outcome)^2."),
             (
                 "log_score",
@@ -107,30 +165,86 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ("family_id", "Family id."),
             ("cohort_id", "Cohort id."),
             ("return_pct", "The agent's latest (total value - 10,000) / 10,000 x 100."),
+            ("total_pnl", "The agent's latest total value - 10,000, in dollars."),
+            ("trades", "Trades the agent executed (buys and sells)."),
+            ("completed", "true once the cohort completed (every position closed)."),
+            (
+                "matured",
+                "true once it completed and the scheduled end of every market it held had "
+                "passed: the mean return's interval uses matured cohorts only.",
+            ),
+        ),
+    ),
+    "position_returns": (
+        "One row per position of a completed cohort: its realized P/L. A completed cohort's "
+        "return is the sum of its positions', and the return's interval clusters positions by "
+        "event and run week, like forecasts.",
+        (
+            METHODOLOGY,
+            ("family_id", "Family id."),
+            ("agent_id", "Agent id."),
+            ("cohort_id", "Cohort id."),
+            ("position_id", "Position id."),
+            ("market_id", "Polymarket market id."),
+            ("event_id", "The market's Polymarket event (empty when not recorded)."),
+            ("run_week", "The run week it was opened in: w and the ISO date of its Sunday."),
+            ("closes_at", "The market's scheduled close."),
+            ("realized_pnl", "Realized P/L of the position, in dollars."),
+            ("pnl_pct", "realized_pnl / the starting balance x 100."),
+        ),
+    ),
+    "families": (
+        "One row per family that ran under the methodology: who it is.",
+        (
+            METHODOLOGY,
+            ("family_id", "Stable family id (join key)."),
+            ("display_name", "Its most recent display name."),
+            ("kind", "llm or baseline."),
+            ("stand_in", "true for a simulated stand-in (the local demo's), never a real model."),
+            ("model_id", "The provider model id of its most recent release."),
         ),
     ),
     "pairwise": (
-        "Every two families compared on what they share: Brier on the markets both forecast in a "
-        "week, return % on the weeks both ran. Differences are A - B.",
+        "Every two of the models, the market (and under v1+panel the ensemble) compared on what "
+        "both did: on the ranked measure (v1: Brier; v1+panel: peer score, with Brier beside) "
+        "over questions both answered (a market in a run week), and on return % over matured "
+        "cohorts both ran. Differences are A - B; verdicts are Holm-adjusted over the pairs of a "
+        "measure, so the chance of any false verdict is at most 5%.",
         (
             METHODOLOGY,
             ("family_a", "Family A."),
             ("family_b", "Family B."),
-            ("measure", "brier or return_pct."),
-            ("units", "Shared units: markets (brier) or weeks (return_pct)."),
-            ("clusters", "Cohorts (weeks) the shared units fall in."),
+            ("measure", "brier, peer_score or return_pct."),
+            ("units", "Shared questions (return_pct: shared matured cohorts)."),
+            ("weeks", "Run weeks the shared questions fall in."),
+            ("events", "Polymarket events they belong to."),
             ("difference", "Mean of A - B over the shared units."),
-            ("difference_low", "Lower end of its 95% interval (cohort bootstrap)."),
-            ("difference_high", "Upper end of its 95% interval."),
-            ("p_value", "Two-sided sign-flip permutation p-value, signs flipped per cohort."),
-            ("p_holm", "The p-value Holm-adjusted over all pairs of the same measure."),
-            ("detectable", "Smallest difference the data so far could detect (80% power)."),
             (
-                "more_needed",
-                "Estimated further shared units needed to separate the pair if the observed "
-                "difference held (0: already separated).",
+                "difference_low",
+                "Lower end of its interval (clustered by event and run week, at the level in "
+                "confidence; empty below the minimum sample). It excludes 0 exactly when the pair "
+                "is called.",
             ),
-            ("verdict", "A lower, A higher, indistinguishable so far, or nothing shared yet."),
+            ("difference_high", "Upper end of its interval."),
+            (
+                "confidence",
+                "The interval's level: its Holm step's, 1 - 0.05 / (pairs not yet called when "
+                "Holm reached it), so at least 0.95; a pair Holm did not call takes the level of "
+                "the step where Holm stopped.",
+            ),
+            ("p_value", "Two-sided p-value of Student's t on the clustered difference."),
+            ("p_holm", "The p-value Holm-adjusted over all pairs tested on the measure."),
+            (
+                "detectable",
+                "Smallest |A - B| this sample would call with 80% power at Holm's strictest level.",
+            ),
+            (
+                "more_weeks",
+                "Undecided pairs: weeks more until the observed difference would be called, if it "
+                "held.",
+            ),
+            ("verdict", "A better, B better, undecided, too few shared, or nothing shared."),
+            ("needs", "What a pair with too few shared still needs, e.g. 3 of 8 weeks needed."),
         ),
     ),
     "breakdowns": (
@@ -147,6 +261,7 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ("brier_skill_vs_market", "Brier skill against the market on the group's forecasts."),
             ("skill_low", "Lower end of its 95% interval."),
             ("skill_high", "Upper end of its 95% interval."),
+            ("needs", "What the group's intervals still need (empty once shown)."),
         ),
     ),
     "calibration": (
@@ -193,7 +308,7 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ("agent_id", "Agent id."),
             ("cohort_id", "Cohort id."),
             ("week", "Decision week (1 = the cohort's first Sunday)."),
-            ("status", "succeeded, retryable_failure, failed or claimed."),
+            ("status", "succeeded, retryable_failure, exhausted, failed or claimed."),
             ("action", "BET, SELL or HOLD."),
             ("fallback", "true when no valid reply came and HOLD was recorded instead."),
             ("fallback_reason", "Why the fallback happened."),

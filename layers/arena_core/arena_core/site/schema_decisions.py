@@ -45,7 +45,10 @@ DECISION_TABLES: dict[str, tuple[str, tuple[Column, ...]]] = {
             ("latency_ms", "Milliseconds until the reply."),
             ("transport_attempts", "HTTP requests it took (transport retries included)."),
             ("error", "Why the reply could not be used (fed back to the model), else empty."),
-            ("reply_text", "The assistant message in the reply."),
+            (
+                "reply_text",
+                "The assistant message in the reply; empty when the raw body is the message.",
+            ),
             ("raw_body", "The raw response body as received (the whole completion JSON)."),
         ),
     ),
@@ -78,6 +81,12 @@ DECISION_TABLES: dict[str, tuple[str, tuple[Column, ...]]] = {
             ("family_id", "Family id."),
             ("cohort_id", "Cohort id."),
             ("week", "Decision week of the cohort."),
+            ("model_id", "The provider model id the cohort's lineup asked for."),
+            (
+                "answered_by",
+                "The model ids the provider reported answering (a dated version or a "
+                "fallback can differ from the one asked for), space-separated.",
+            ),
             ("decisions", "Decisions (one per agent and week)."),
             ("replies", "Replies (format retries included)."),
             ("tokens_in", "Prompt tokens, as reported."),

@@ -12,6 +12,12 @@ MARKET_TABLES: dict[str, tuple[str, tuple[Column, ...]]] = {
         "after each decision run and resolution; a market's row keeps its last state.",
         (
             ("market_id", "Polymarket market id (the join key of every table)."),
+            (
+                "event_id",
+                "Its Polymarket event (Gamma's events[0].id); markets of one event share an "
+                "outcome.",
+            ),
+            ("event_slug", "The event's slug (polymarket.com/event/<slug>)."),
             ("question", "The market's question."),
             ("category", "Its category, as Gamma gave it (empty when none)."),
             ("outcomes", "Its outcomes in order, separated by ' | ' (YES is the first)."),
@@ -32,6 +38,8 @@ MARKET_TABLES: dict[str, tuple[str, tuple[Column, ...]]] = {
             ("captures", "Weekly universe captures that held it (its page charts the prices)."),
             ("positions", "Positions any agent opened on it, in every cohort."),
             ("settled_positions", "Of them, settled (won, lost, split) or refunded."),
+            ("traded_by", "The families that held a position on it, space-separated."),
+            ("asked_by_panel", "true when a forecast panel (v1+panel) asked about it."),
         ),
     ),
     "universe": (
@@ -40,6 +48,7 @@ MARKET_TABLES: dict[str, tuple[str, tuple[Column, ...]]] = {
         (
             ("rank", "Position in the captured list (by volume, 1 = the largest)."),
             ("market_id", "Polymarket market id."),
+            ("event_id", "Its Polymarket event."),
             ("question", "The market's question."),
             ("category", "Its category."),
             ("outcomes", "Its outcomes in order, separated by ' | '."),

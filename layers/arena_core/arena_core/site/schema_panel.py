@@ -12,25 +12,31 @@ METHODOLOGY: Column = (
     "come from the panel forecasts (panel_scores), under v1 from the bets (forecasts).",
 )
 
-_INTERVAL = "Lower and upper ends of its 95% interval (run weeks resampled, then forecasts)."
+_INTERVAL = (
+    "Lower and upper ends of its 95% interval (clustered by event and run week; empty below "
+    "the minimum sample)."
+)
 
 PANEL_LEADERBOARD: tuple[Column, ...] = (
     METHODOLOGY,
     ("rank", "Rank among ranked families by mean peer score (higher first), then Brier."),
-    ("rank_best", "Best rank the peer-score intervals allow (ranked families)."),
-    ("rank_worst", "Worst rank the peer-score intervals allow (ranked families)."),
+    ("rank_best", "Best rank the peer-score verdicts allow: 1 + families called better."),
+    ("rank_worst", "Worst rank they allow: ranked families - families called worse."),
     ("tied_with_leader", "true when the family's rank range reaches 1 (not the leader)."),
+    ("first_share", "Share of draws from the joint sampling distribution in which it ranks first."),
     (
         "standing",
         "ranked; provisional (below the minimum sample); unscored (no scored panel forecast); "
         "reference (a baseline, the ensemble or the market).",
     ),
+    ("needs", "What it still needs to be ranked, e.g. 3 of 8 weeks needed."),
     ("family_id", "Stable family id; ensemble and market for the two computed reference rows."),
     ("display_name", "Display name."),
     ("kind", "llm, baseline, ensemble (the models' log-loss-weighted average) or market."),
     ("stand_in", "true for a simulated stand-in (the local demo's), never a real model."),
-    ("panel_forecasts", "Scored panel forecasts (fill-ins included)."),
-    ("panel_weeks", "Run weeks holding them (the clusters the bootstrap resamples)."),
+    ("panel_forecasts", "Matured scored panel forecasts (fill-ins included)."),
+    ("panel_weeks", "Run weeks holding them."),
+    ("panel_events", "Polymarket events they belong to."),
     ("missing", "Forecasts the reply left out, filled in with the market's price at capture."),
     ("clipped", "Stated probabilities clipped into [0.001, 0.999]."),
     (
@@ -41,6 +47,15 @@ PANEL_LEADERBOARD: tuple[Column, ...] = (
     ),
     ("peer_score_low", _INTERVAL),
     ("peer_score_high", _INTERVAL),
+    (
+        "provisional_peer_score",
+        "Mean peer score over every resolved panel forecast, matured or not.",
+    ),
+    (
+        "ece",
+        "Expected calibration error of its matured panel forecasts (count-weighted mean "
+        "|mean forecast - observed frequency| over ten bins).",
+    ),
     ("baseline_score", "Mean Metaculus baseline score (x100, log base 2, against 50%)."),
     ("baseline_score_low", _INTERVAL),
     ("baseline_score_high", _INTERVAL),
@@ -65,16 +80,20 @@ PANEL_LEADERBOARD: tuple[Column, ...] = (
         "stated edge, capped at 25%), over the buys Kelly would make at all (edge > 0).",
     ),
     ("bet_forecasts", "v1 trading column: scored bets over the same cohorts."),
-    ("bet_brier", "v1 trading column: mean Brier of its bets (implied confidence)."),
-    ("bet_brier_low", "Lower end of its 95% interval (cohorts resampled)."),
-    ("bet_brier_high", "Upper end of its 95% interval."),
-    ("return_pct_mean", "v1 trading column: mean over its cohorts of the return %."),
-    ("return_low", "Lower end of the mean return's 95% interval (cohorts resampled)."),
-    ("return_high", "Upper end of the mean return's 95% interval."),
+    ("bet_brier", "v1 trading column: mean Brier of its matured bets (implied confidence)."),
+    ("bet_brier_low", _INTERVAL),
+    ("bet_brier_high", _INTERVAL),
+    ("return_pct_mean", "v1 trading column: mean return % over its matured cohorts."),
+    ("return_low", _INTERVAL),
+    ("return_high", _INTERVAL),
+    ("return_needs", "What the return's interval still needs."),
+    ("provisional_return", "Mean return % over every cohort, live ones at their latest marks."),
     ("total_pnl", "v1 trading column: sum over its cohorts of total value - 10,000, in dollars."),
     ("trades", "v1 trading column: executed trades (buys and sells)."),
-    ("min_forecasts", "The minimum sample to be ranked: scored panel forecasts..."),
-    ("min_weeks", "...over at least this many run weeks."),
+    ("min_forecasts", "The minimum sample to be ranked: matured panel forecasts..."),
+    ("min_cohorts", "...over at least this many cohorts."),
+    ("min_weeks", "The validity minimum: run weeks before any interval, rank or verdict."),
+    ("min_events", "...and events."),
 )
 
 PANEL_SCORES: tuple[Column, ...] = (
@@ -82,8 +101,9 @@ PANEL_SCORES: tuple[Column, ...] = (
     ("cohort_id", "Cohort id."),
     ("week", "Decision week of the cohort (1 = its first Sunday)."),
     ("run_at", "The decision run that asked the question."),
-    ("run_week", "The run's week (w + date): the cluster the bootstrap resamples."),
+    ("run_week", "The run's week (w + the ISO date of its Sunday): one clustering dimension."),
     ("market_id", "Polymarket market id."),
+    ("event_id", "The market's Polymarket event (empty when not recorded): the other one."),
     ("category", "The market's category at capture."),
     ("end_date", "The market's scheduled close at capture."),
     ("agent_id", "The forecaster's agent id (cohort id + family id; ensemble: cohort.ensemble)."),
@@ -101,6 +121,11 @@ PANEL_SCORES: tuple[Column, ...] = (
     ("baseline_score", "Metaculus baseline score: 100 x log2(p(outcome) / 0.5)."),
     ("peer_score", "Metaculus peer score among the cohort's models (x100, natural log)."),
     ("resolved_at", "When resolution scored it."),
+    (
+        "matured",
+        "true when end_date had passed when the dataset was published: ranks, intervals and "
+        "verdicts use matured forecasts only.",
+    ),
 )
 
 COHERENCE: tuple[Column, ...] = (
@@ -130,6 +155,7 @@ PANEL_QUESTIONS: tuple[Column, ...] = (
     ("week", "Decision week of the cohort."),
     ("run_at", "The decision run whose captured universe the panel was drawn from."),
     ("market_id", "Polymarket market id."),
+    ("event_id", "The market's Polymarket event (empty when not recorded)."),
     ("question", "The market's question at capture."),
     ("category", "Its category (uncategorized when Gamma gives none)."),
     ("end_date", "Its scheduled close."),

@@ -111,9 +111,12 @@ def pnl_charts(
 
 
 def return_charts(families: Sequence[tuple[str, LazySeries]], now: datetime) -> list[RangeChart]:
-    """Every family's mean return over time on one chart per range."""
-    named = [(name, Measure(series, lambda p: p.return_pct)) for name, series in families]
-    return range_charts(named, now, "%", FAMILY_USES)
+    """Every family's total P/L over time (summed over its cohorts) on one chart per range.
+
+    Not the mean return: a cohort joins at 0%, so a mean over cohorts of different ages drops
+    on the day one joins, a jump no family earned. A cohort joins a sum at $0."""
+    named = [(name, Measure(series, lambda p: p.pnl)) for name, series in families]
+    return range_charts(named, now, "$", FAMILY_USES)
 
 
 def agent_charts(
@@ -128,3 +131,17 @@ def agent_charts(
         "hour": [Point(s.taken_at, s.total_value) for s in hourly],
     }
     return range_charts([(name, by_resolution)], end, "$", AGENT_USES)
+
+
+COHORT_USES = dict.fromkeys(("10M", "1H", "1D", "1W", "1M", "ALL"), "hour")
+
+
+def cohort_charts(
+    agents: Sequence[tuple[str, Sequence[PortfolioSnapshot]]], end: datetime
+) -> list[RangeChart]:
+    """Every agent of a cohort on one chart: its total value at each hour."""
+    named = [
+        (name, {"hour": [Point(s.taken_at, s.total_value) for s in hourly]})
+        for name, hourly in agents
+    ]
+    return range_charts(named, end, "$", COHORT_USES)

@@ -41,6 +41,7 @@ def universe_rows(markets: Iterable[Market]) -> list[Row]:
             {
                 "rank": rank,
                 "market_id": market.market_id,
+                "event_id": market.event_id,
                 "question": market.question,
                 "category": market.category,
                 "outcomes": " | ".join(o.name for o in market.outcomes),

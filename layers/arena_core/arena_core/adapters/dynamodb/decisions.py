@@ -6,12 +6,22 @@ by the same owner). Leases are fixed-width UTC strings, so the lease comparison 
 comparison inside the condition. Every later write on the row is conditional on the owner token
 and the claimed status: a run whose lease was taken over cannot overwrite the new owner's work.
 The checkpoint and the outcome are stored as JSON text.
+
+The item is bounded as a whole, by construction: the checkpoint and the outcome each within
+``PAYLOAD_BYTES`` (the reply parser and the decide path bound every model-supplied string and
+list, and move long text to the audit bucket, so they stay far below it), the error within
+``ERROR_BYTES``, and the rest a few hundred bytes of ids and times: together under DynamoDB's
+400 KB. A payload beyond its bound is a ``StoreLimitError`` before anything is sent (the decide
+path then closes the decision as failed, for good). A row the code cannot decode is a
+``CorruptRecordError``.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Any
+
+from pydantic import ValidationError
 
 from arena_core.adapters.dynamodb import schema as k
 from arena_core.adapters.dynamodb.codec import from_attributes, from_fields
@@ -24,18 +34,31 @@ from arena_core.domain.decisions import (
     DecisionStatus,
     claim_refusal,
 )
-from arena_core.errors import ClaimConflictError, ClaimLostError
-from arena_core.ports.decision_store import DecisionStore
+from arena_core.errors import ClaimConflictError, ClaimLostError, CorruptRecordError
+from arena_core.ports.decision_store import (
+    ERROR_BYTES,
+    FAILURES,
+    PAYLOAD_BYTES,
+    DecisionStore,
+    within,
+)
 
 CHECKPOINT, OUTCOME = "checkpoint_json", "outcome_json"
 
 
 def decision_record(item: dict[str, Any]) -> DecisionRecord:
+    """The stored row as a record; ``CorruptRecordError`` when it cannot be decoded."""
     fields = from_attributes(item)
     checkpoint, outcome = fields.pop(CHECKPOINT, None), fields.pop(OUTCOME, None)
-    fields["checkpoint"] = Consultation.model_validate_json(checkpoint) if checkpoint else None
-    fields["outcome"] = DecisionOutcome.model_validate_json(outcome) if outcome else None
-    return from_fields(DecisionRecord, fields)
+    try:
+        fields["checkpoint"] = Consultation.model_validate_json(checkpoint) if checkpoint else None
+        fields["outcome"] = DecisionOutcome.model_validate_json(outcome) if outcome else None
+        return from_fields(DecisionRecord, fields)
+    except (ValidationError, ValueError, TypeError, RecursionError) as exc:
+        raise CorruptRecordError(
+            f"decision {str(fields.get('decision_id'))[:120]} cannot be decoded: "
+            f"{type(exc).__name__}"
+        ) from exc
 
 
 def _claim_update(
@@ -140,7 +163,7 @@ class DynamoDecisionStore(DecisionStore):
     def save_checkpoint(
         self, decision_id: str, *, owner: str, checkpoint: Consultation, now: datetime
     ) -> None:
-        payload = checkpoint.model_dump_json()
+        payload = within(checkpoint.model_dump_json(), PAYLOAD_BYTES, "the checkpoint")
         self._owned_update(decision_id, owner, {CHECKPOINT: payload, "updated_at": now})
 
     def finish_decision(
@@ -159,14 +182,14 @@ class DynamoDecisionStore(DecisionStore):
         sets: dict[str, Any] = {"status": status, "updated_at": now}
         removes = ["lease_until"]
         if outcome is not None:
-            sets[OUTCOME] = outcome.model_dump_json()
+            sets[OUTCOME] = within(outcome.model_dump_json(), PAYLOAD_BYTES, "the outcome")
         else:
             removes.append(OUTCOME)
         if error is not None:
-            sets["error"] = error
+            sets["error"] = within(error, ERROR_BYTES, "the error")
         else:
             removes.append("error")
-        failed = {"attempts": 1} if status is DecisionStatus.RETRYABLE_FAILURE else None
+        failed = {"attempts": 1} if status in FAILURES else None
         if failed and not keep_checkpoint:  # the next attempt starts from scratch
             removes.append(CHECKPOINT)
         item = self._owned_update(decision_id, owner, sets, adds=failed, removes=tuple(removes))

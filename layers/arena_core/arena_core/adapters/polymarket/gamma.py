@@ -27,7 +27,7 @@ from arena_core.adapters.polymarket.parse import parse_market
 from arena_core.adapters.rate_limit import TokenBucket
 from arena_core.adapters.retry import Retrier, Transient, is_retryable_status, parse_retry_after
 from arena_core.domain.market import Market, MarketStatus
-from arena_core.domain.money import to_decimal
+from arena_core.domain.money import ONE, ZERO, to_decimal
 from arena_core.errors import FatalUpstreamError, MarketPayloadError, UpstreamError
 from arena_core.ports.market_source import MarketFetch, MarketSource, SkippedMarket
 
@@ -215,10 +215,11 @@ class GammaMarketSource(MarketSource):
                 raise MarketPayloadError(
                     "midpoints", f"expected an object, got {type(body).__name__}"
                 )
+            asked = set(chunk)  # a token the body adds (or garbles) is no answer
             for token, value in body.items():
                 mid = _midpoint_value(value)
-                if mid is not None:
-                    result[str(token)] = mid
+                if mid is not None and token in asked and ZERO <= mid <= ONE:
+                    result[token] = mid
         return result
 
 

@@ -15,7 +15,6 @@ two-outcome market is a 50/50 split; anything else is INDETERMINATE (refunded at
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -23,6 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from arena_core.domain import ids
 from arena_core.domain.market import (
     Market,
     MarketStatus,
@@ -31,7 +31,7 @@ from arena_core.domain.market import (
     ResolutionKind,
 )
 from arena_core.domain.money import ONE, ZERO, to_decimal
-from arena_core.errors import MarketPayloadError
+from arena_core.errors import InvalidIdError, MarketPayloadError
 
 WINNER_TOLERANCE = Decimal("0.0001")
 HALF = Decimal("0.5")
@@ -39,7 +39,9 @@ HALF = Decimal("0.5")
 # agents; bounding them keeps every later step (prompt, storage) within its limits.
 MAX_OUTCOMES = 64
 MAX_VOLUME = Decimal("1e15")
-_PLAIN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+MAX_TOKEN_ID = 100  # CLOB token ids are 76-78 digit strings
+MAX_TEXT = 2_000  # a question, category, slug (recorded questions are far shorter)
+MAX_OUTCOME_NAME = 200  # an outcome name (the longest recorded: 29 characters)
 
 
 class _Fields:
@@ -49,7 +51,10 @@ class _Fields:
         self.raw = raw
         value = raw.get("id")
         text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
-        self.market_id = text[:128] if _PLAIN_ID.match(text) else None
+        try:  # the one definition of a market id, matched whole ("1\n" is not "1")
+            self.market_id: str | None = ids.market_id(text)
+        except InvalidIdError:
+            self.market_id = None
 
     def fail(self, field: str, message: str) -> MarketPayloadError:
         return MarketPayloadError(field, message, market_id=self.market_id)
@@ -64,6 +69,8 @@ class _Fields:
             return str(value)
         if not isinstance(value, str):
             raise self.fail(field, f"expected text, got {type(value).__name__}")
+        if len(value) > MAX_TEXT:  # every stored market item stays bounded
+            raise self.fail(field, f"is longer than {MAX_TEXT} characters")
         return value.strip()
 
     def flag(self, field: str) -> bool:
@@ -120,6 +127,8 @@ def _outcome_names(fields: _Fields) -> list[str]:
     names = fields.json_list("outcomes", required=True) or []
     if len(names) < 2 or not all(isinstance(n, str) and n.strip() for n in names):
         raise fields.fail("outcomes", f"expected two or more names, got {str(names)[:80]}")
+    if any(len(n) > MAX_OUTCOME_NAME for n in names):
+        raise fields.fail("outcomes", f"a name is longer than {MAX_OUTCOME_NAME} characters")
     return [n.strip() for n in names]
 
 
@@ -145,7 +154,13 @@ def _token_ids(fields: _Fields, count: int) -> list[str | None]:
     tokens = fields.json_list("clobTokenIds")
     if not tokens or len(tokens) != count:
         return [None] * count
-    return [str(t) if t is not None else None for t in tokens]
+    return [str(t) if _plain_token(t) else None for t in tokens]
+
+
+def _plain_token(token: Any) -> bool:
+    """A CLOB token id as Gamma writes it: a string (or integer) of digits, bounded."""
+    text = str(token) if isinstance(token, (str, int)) and not isinstance(token, bool) else ""
+    return text.isascii() and text.isdigit() and len(text) <= MAX_TOKEN_ID
 
 
 def classify(
@@ -176,9 +191,18 @@ def _category(fields: _Fields) -> str | None:
     events = fields.raw.get("events")
     if isinstance(events, list) and events and isinstance(events[0], Mapping):
         category = events[0].get("category")
-        if isinstance(category, str) and category.strip():
+        if isinstance(category, str) and category.strip() and len(category) <= MAX_TEXT:
             return category.strip()
     return None
+
+
+def _event(fields: _Fields) -> tuple[str | None, str | None]:
+    """The market's Polymarket event (``events[0]``): its id (a plain identifier) and slug."""
+    events = fields.raw.get("events")
+    if not isinstance(events, list) or not events or not isinstance(events[0], Mapping):
+        return None, None
+    event = _Fields(events[0])
+    return event.market_id, event.text("slug")
 
 
 def parse_market(raw: dict[str, Any]) -> Market:
@@ -208,6 +232,7 @@ def _parse(fields: _Fields) -> Market:
     tokens = _token_ids(fields, len(names))
     uma_status = fields.text("umaResolutionStatus")
     status, resolution = classify(fields.flag("closed"), uma_status, names, prices)
+    event_id, event_slug = _event(fields)
     if resolution is not None and resolution.winner is not None and _is_yes_no(names):
         resolution = Resolution(kind=resolution.kind, winner=resolution.winner.upper())
     known: list[Decimal | None] = list(prices) if prices is not None else [None] * len(names)
@@ -230,6 +255,8 @@ def _parse(fields: _Fields) -> Market:
             neg_risk_market_id=fields.text("negRiskMarketID"),
             group_item_title=fields.text("groupItemTitle"),
             uma_status=uma_status,
+            event_id=event_id,
+            event_slug=event_slug,
         )
     except ValidationError as exc:
         raise fields.fail("outcomes", str(exc.errors()[0]["msg"])) from exc

@@ -76,6 +76,24 @@ function setupSorting(table) {
   });
 }
 
+// A leaderboard shows its ranked columns; the rest are one button away (and on the model
+// pages). The group headers span what is shown.
+function setupColumnsToggle(button) {
+  const table = document.getElementById(button.dataset.table);
+  if (!table) {
+    return;
+  }
+  button.addEventListener("click", () => {
+    const all = !table.classList.contains("all-columns");
+    table.classList.toggle("all-columns", all);
+    button.setAttribute("aria-pressed", String(all));
+    button.textContent = all ? "Show the ranked columns only" : "Show every column";
+    table.querySelectorAll("tr.groups th[data-all]").forEach((th) => {
+      th.colSpan = Number(all ? th.dataset.all : th.dataset.primary);
+    });
+  });
+}
+
 // A live cohort's pages are redrawn daily; its figures move every 10 minutes. The page names
 // its cohort's small JSON of figures (republished every 30 minutes); each element marked
 // data-live gets the text the JSON gives its key, exactly as a fresh page would print it.
@@ -109,6 +127,7 @@ function refreshLiveValues() {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("button.columns-toggle").forEach(setupColumnsToggle);
   document.querySelectorAll("section.chart").forEach(setupRanges);
   document.querySelectorAll("table:not(.matrix)").forEach(addSortButtons);
   document.querySelectorAll("table.sortable").forEach(setupSorting);

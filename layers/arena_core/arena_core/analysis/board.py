@@ -1,0 +1,207 @@
+"""A leaderboard's statistics from its rows: what the site shows, ``arena analyze`` prints and
+the validity benchmark checks, computed in one place.
+
+Input: every resolved forecast of the board's forecasters (model families, baselines, under
+v1+panel the ensemble) and each family's return per cohort. The market's own price joins as
+one more forecaster (one forecast per question; under v1+panel peer-scored against the models).
+Output, per forecaster: every figure over its *matured* forecasts, with an interval once the
+validity minimum is met, beside the same figures over everything resolved so far (provisional);
+its return over completed cohorts; calibration; and for ranked model families a rank, the
+range the pairwise verdicts allow and the share of draws in which it comes first. Pairs: every
+two of the models, the ensemble and the market on the ranked measure (with Holm), on Brier
+beside it when the panel ranks on peer score, and on return.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from arena_core.analysis import clustered
+from arena_core.analysis.clustered import Estimate
+from arena_core.analysis.families import (
+    Breakdown,
+    FamilyResult,
+    breakdowns,
+    family_result,
+    market_forecasts,
+)
+from arena_core.analysis.figures import BRIER, Measure, Rules
+from arena_core.analysis.pairs import PairResult, compare_forecasts, compare_returns
+from arena_core.analysis.ranks import first_shares, order_by_verdicts, rank_ranges
+from arena_core.analysis.rows import CohortReturn, Forecast, PositionPnl
+from arena_core.scoring.seeds import seed_for
+
+MARKET = "market"
+
+
+@dataclass
+class Board:
+    measure: Measure  # what the board ranks on
+    rules: Rules
+    families: dict[str, FamilyResult] = field(default_factory=dict)  # the market included
+    pairs: list[PairResult] = field(default_factory=list)  # on the ranked measure
+    brier_pairs: list[PairResult] = field(default_factory=list)  # beside a peer-score ranking
+    return_pairs: list[PairResult] = field(default_factory=list)
+    breakdowns: list[Breakdown] = field(default_factory=list)
+
+    @property
+    def compared(self) -> int:
+        """Pairs tested on the ranked measure: the size of its Holm family."""
+        return sum(p.p_value is not None for p in self.pairs)
+
+
+def _row_order(row: Forecast) -> tuple[object, ...]:
+    """Every field, so that no two different rows tie: an agent may bet twice on a market in a
+    week, at the same confidence and another price (which one the market's own forecast takes
+    must not depend on the order the rows came in)."""
+    return (
+        row.family_id, row.week, row.market_id, row.cohort_id, row.agent_id, row.p_yes,
+        row.market_p_yes, row.outcome, row.matured, row.event_id, row.category, row.horizon,
+        row.peer is not None, row.peer or 0.0, row.baseline is not None, row.baseline or 0.0,
+    )  # fmt: skip
+
+
+def _position_order(row: PositionPnl) -> tuple[object, ...]:
+    return (row.family_id, row.week, row.cohort_id, row.market_id, row.event_id, row.pnl_pct)
+
+
+def _by_family(rows: Sequence[Forecast]) -> dict[str, list[Forecast]]:
+    found: dict[str, list[Forecast]] = {}
+    for row in rows:
+        found.setdefault(row.family_id, []).append(row)
+    return dict(sorted(found.items()))
+
+
+def _ranked(
+    results: dict[str, FamilyResult],
+    matured: Mapping[str, Sequence[Forecast]],
+    pairs: Sequence[PairResult],
+    measure: Measure,
+    rules: Rules,
+) -> dict[str, FamilyResult]:
+    """Rank the eligible families by the verdicts, then the ranked measure (then Brier), with
+    ranges from the verdicts and the share of draws in which each is first."""
+
+    def key(result: FamilyResult) -> tuple[float, float, str]:
+        value = result.ranked(measure)
+        brier = result.brier.estimate if result.brier else 0.0
+        sign = 1.0 if measure.lower_is_better else -1.0
+        return (sign * (value.estimate if value else 0.0), brier, result.family_id)
+
+    by_figure = sorted((r for r in results.values() if r.eligible), key=key)
+    order = order_by_verdicts([r.family_id for r in by_figure], pairs)
+    eligible = [results[family] for family in order]
+    ranges = rank_ranges(order, pairs)
+    shares = _first_shares(order, matured, measure, rules)
+    found = dict(results)
+    for position, result in enumerate(eligible, 1):
+        best, worst = ranges[result.family_id]
+        found[result.family_id] = replace(
+            result,
+            rank=position,
+            rank_range=(best, worst),
+            tied_with_leader=position > 1 and best == 1,
+            first_share=shares.get(result.family_id),
+        )
+    return found
+
+
+def _first_shares(
+    order: Sequence[str],
+    matured: Mapping[str, Sequence[Forecast]],
+    measure: Measure,
+    rules: Rules,
+) -> dict[str, float]:
+    """Each ranked family's share of draws in which it is best, from the families' joint
+    (clustered) sampling distribution on the ranked measure."""
+    if not order:
+        return {}
+    centres = {}
+    sums = {}
+    for family in order:
+        rows = matured[family]
+        values = [measure.value(r) for r in rows]
+        centre = math.fsum(values) / len(values)
+        psi = [(v - centre) / len(values) for v in values]
+        centres[family] = centre
+        sums[family] = clustered.totals(psi, [r.unit for r in rows], rules.clustering)
+    covariance = [
+        [clustered.covariance(sums[a], sums[b], rules.clustering) for b in order] for a in order
+    ]
+    estimates = {family: centres[family] for family in order}
+    seed = seed_for("first", measure.name, estimates, covariance)
+    return first_shares(estimates, covariance, lower_is_better=measure.lower_is_better, seed=seed)
+
+
+def analyze(
+    forecasts: Sequence[Forecast],
+    returns: Sequence[CohortReturn],
+    positions: Sequence[PositionPnl],
+    *,
+    rankable: set[str],
+    compared: set[str],
+    measure: Measure,
+    rules: Rules,
+    peer_market: bool,
+    groups: Mapping[str, Callable[[Forecast], str]] | None = None,
+    calibrate: bool = True,
+) -> Board:
+    """The board's statistics. ``rankable``: the model families; ``compared``: who the pairs
+    are between besides the market (the models, and the ensemble under v1+panel);
+    ``peer_market``: peer-score the market against the models (v1+panel); ``calibrate``:
+    whether to tabulate calibration (the validity benchmark, which does not check it, skips
+    it)."""
+    # One canonical order, whatever order the rows came in (a store's, a CSV's): every sum is
+    # then added up in the same order, so the site and ``arena analyze`` agree to the bit.
+    forecasts = sorted(forecasts, key=_row_order)
+    returns = sorted(
+        returns, key=lambda r: (r.family_id, r.week, r.cohort_id, r.return_pct, r.matured)
+    )
+    rows = [*forecasts, *market_forecasts(forecasts, rankable, with_peer=peer_market)]
+    by_family = _by_family(rows)
+    by_family_returns: dict[str, list[CohortReturn]] = {}
+    for entry in returns:
+        by_family_returns.setdefault(entry.family_id, []).append(entry)
+    by_family_positions: dict[str, list[PositionPnl]] = {}
+    for position in sorted(positions, key=_position_order):
+        by_family_positions.setdefault(position.family_id, []).append(position)
+    names = sorted(set(by_family) | set(by_family_returns))
+    results = {
+        name: family_result(
+            name,
+            by_family.get(name, []),
+            by_family_returns.get(name, []),
+            by_family_positions.get(name, []),
+            rules=rules,
+            measure=measure,
+            rankable=name in rankable,
+            calibrate=calibrate,
+        )
+        for name in names
+    }
+    matured = {name: [r for r in found if r.matured] for name, found in by_family.items()}
+    shown = {n: matured[n] for n in names if n in matured and (n in compared or n == MARKET)}
+    board = Board(measure=measure, rules=rules)
+    board.pairs = compare_forecasts(shown, measure, rules)
+    if measure is not BRIER:
+        board.brier_pairs = compare_forecasts(shown, BRIER, rules)
+    board.return_pairs = compare_returns(
+        {n: by_family_returns[n] for n in names if n in by_family_returns and n in compared},
+        by_family_positions,
+        rules,
+    )
+    board.families = _ranked(results, matured, board.pairs, measure, rules)
+    if groups:
+        board.breakdowns = [
+            b for name in names for b in breakdowns(name, by_family.get(name, []), groups, rules)
+        ]
+    return board
+
+
+def estimate_for(rows: Sequence[Forecast], measure: Measure, rules: Rules) -> Estimate | None:
+    """The clustered estimate of a measure over rows (what each figure is made from)."""
+    return clustered.mean(
+        [measure.value(r) for r in rows], [r.unit for r in rows], rules.clustering
+    )

@@ -1,0 +1,192 @@
+"""Cluster-robust standard errors: what keeps together what shares an outcome or a shock.
+
+Every figure of the analysis is a mean (a Brier score, a peer score, a paired difference) or a
+ratio of means (the Brier skill against the market) over observations that are not
+independent: markets of one Polymarket event share an outcome, the same market is forecast in
+several weeks, and forecasts of one run week share that week's news. Each observation
+therefore carries a ``Unit``: its event and its run week.
+
+The variance of an estimator is computed from its influence values (its linearisation: for a
+mean, ``(x_i - mean) / n``) summed within clusters, with the usual small-sample factor
+G / (G - 1) (CR1):
+
+- ``WEEK``: clusters are run weeks (what the first statistics used);
+- ``EVENT``: clusters are events, across weeks (a market always belongs to one event, so the
+  same market in several weeks stays in one cluster);
+- ``EVENT_WEEK``: two-way clustering (Cameron, Gelbach and Miller 2011):
+  V = V_event + V_week - V_event-and-week, with V_event or V_week when that is not positive.
+
+Intervals and tests use Student's t with G - 1 degrees of freedom, G the number of clusters
+(the smaller dimension under two-way clustering). Which scheme the leaderboard uses, and from
+how many clusters on its intervals cover, is decided by the validity benchmark
+(``bench/bench_statistics_validity.py``), not here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import NamedTuple
+
+from arena_core.analysis.tdist import critical_value
+
+
+class Clustering(StrEnum):
+    WEEK = "week"
+    EVENT = "event"
+    EVENT_WEEK = "event+week"
+
+
+class Unit(NamedTuple):
+    """Where an observation sits: its Polymarket event and its run week (an ISO date)."""
+
+    event: str
+    week: str
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A point estimate with its cluster-robust standard error and the sample behind it."""
+
+    estimate: float
+    se: float
+    df: float  # degrees of freedom of its t distribution (clusters - 1)
+    n: int  # observations
+    weeks: int  # distinct run weeks
+    events: int  # distinct events
+
+    def half_width(self, alpha: float = 0.05) -> float:
+        if self.se == 0.0:
+            return 0.0
+        return critical_value(self.df, alpha) * self.se if self.df > 0 else math.inf
+
+    def t(self) -> float:
+        """The estimate over its standard error (infinite when the error is 0)."""
+        if self.se > 0.0:
+            return self.estimate / self.se
+        return 0.0 if self.estimate == 0.0 else math.copysign(math.inf, self.estimate)
+
+
+Totals = tuple[dict[Hashable, float], ...]  # per dimension of a scheme: cluster -> sum
+
+
+def _keys(units: Sequence[Unit], scheme: Clustering) -> tuple[Sequence[Hashable], ...]:
+    """The cluster of each unit along each dimension the scheme sums over."""
+    if scheme is Clustering.WEEK:
+        return ([u.week for u in units],)
+    if scheme is Clustering.EVENT:
+        return ([u.event for u in units],)
+    return ([u.event for u in units], [u.week for u in units], units)
+
+
+_CANCELLED = 1e-12  # a two-way variance this small beside its parts is rounding, not signal
+
+_SIGNS = {
+    Clustering.WEEK: (1.0,),
+    Clustering.EVENT: (1.0,),
+    Clustering.EVENT_WEEK: (1.0, 1.0, -1.0),
+}
+
+
+def totals(psi: Sequence[float], units: Sequence[Unit], scheme: Clustering) -> Totals:
+    """The influence values summed within each cluster, per dimension of the scheme."""
+    found = []
+    for keys in _keys(units, scheme):
+        sums: dict[Hashable, float] = {}
+        get = sums.get
+        for value, key in zip(psi, keys, strict=True):
+            sums[key] = get(key, 0.0) + value
+        found.append(sums)
+    return tuple(found)
+
+
+def _cross(a: Totals, b: Totals, scheme: Clustering) -> tuple[float, float]:
+    """Sum over dimensions (with their signs) of CR1-scaled, centred cross products of cluster
+    sums, and the degrees of freedom: clusters - 1 (the smaller of events and weeks under
+    two-way). Centring changes nothing for a mean (its influence values sum to zero) and makes
+    the variance of a total the spread of its cluster sums around their mean."""
+    parts = []
+    counts = []
+    for sums_a, sums_b in zip(a, b, strict=True):
+        count = len(sums_a.keys() | sums_b.keys()) if sums_a is not sums_b else len(sums_a)
+        counts.append(count)
+        if count < 2:
+            parts.append(0.0)
+            continue
+        small = sums_a if len(sums_a) <= len(sums_b) else sums_b
+        large = sums_b if small is sums_a else sums_a
+        cross = math.fsum(v * large[k] for k, v in small.items() if k in large)
+        cross -= math.fsum(sums_a.values()) * math.fsum(sums_b.values()) / count
+        parts.append(cross * count / (count - 1))
+    combined = math.fsum(sign * part for sign, part in zip(_SIGNS[scheme], parts, strict=True))
+    if scheme is Clustering.EVENT_WEEK:
+        # "Not positive" up to rounding: when events nest in weeks, V_event and V_intersection
+        # are equal and cancel, and weeks with equal sums leave 1e-34 where 0.0 was meant (a
+        # zero-width interval over varied scores, decided by the last bit).
+        if combined <= _CANCELLED * max(map(abs, parts)) and a is b:
+            combined = max(parts[0], parts[1])
+        return combined, float(max(min(counts[0], counts[1]) - 1, 0))
+    return combined, float(max(counts[0] - 1, 0))
+
+
+def variance(
+    psi: Sequence[float], units: Sequence[Unit], scheme: Clustering
+) -> tuple[float, float]:
+    """The variance of an estimator with influence values ``psi`` and its degrees of freedom.
+
+    One-way: CR1 over the scheme's clusters. Two-way: events plus weeks minus their
+    intersection (or the larger of the two when that is not positive), the smaller
+    dimension's degrees of freedom. Zero degrees of freedom (one cluster) means no interval."""
+    found = totals(psi, units, scheme)
+    return _cross(found, found, scheme)
+
+
+def covariance(a: Totals, b: Totals, scheme: Clustering) -> float:
+    """The clustered covariance of two estimators from their ``totals`` (e.g. two families'
+    mean scores on the questions both answered, and on those only one did)."""
+    return _cross(a, b, scheme)[0]
+
+
+def estimate_of(
+    estimate: float, psi: Sequence[float], units: Sequence[Unit], scheme: Clustering
+) -> Estimate:
+    value, df = variance(psi, units, scheme)
+    return Estimate(
+        estimate=estimate,
+        se=math.sqrt(max(value, 0.0)),
+        df=df,
+        n=len(psi),
+        weeks=len({u.week for u in units}),
+        events=len({u.event for u in units}),
+    )
+
+
+def mean(values: Sequence[float], units: Sequence[Unit], scheme: Clustering) -> Estimate | None:
+    """The mean of ``values`` with its clustered standard error (None when empty)."""
+    n = len(values)
+    if n == 0:
+        return None
+    centre = math.fsum(values) / n
+    return estimate_of(centre, [(v - centre) / n for v in values], units, scheme)
+
+
+def skill(
+    scores: Sequence[float],
+    references: Sequence[float],
+    units: Sequence[Unit],
+    scheme: Clustering,
+) -> Estimate | None:
+    """1 - mean(scores) / mean(references) (e.g. Brier skill against the market), with the
+    delta-method standard error; None when empty or the reference mean is not positive."""
+    n = len(scores)
+    if n == 0:
+        return None
+    mean_x, mean_y = math.fsum(scores) / n, math.fsum(references) / n
+    if mean_y <= 0.0:
+        return None
+    ratio = mean_x / mean_y
+    # d(1 - X/Y) = -(dX - ratio dY) / Y: the influence of observation i.
+    psi = [-(x - ratio * y) / (n * mean_y) for x, y in zip(scores, references, strict=True)]
+    return estimate_of(1.0 - ratio, psi, units, scheme)
