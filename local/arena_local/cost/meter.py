@@ -10,6 +10,11 @@ DynamoDB's own measure (``limits.item_size``). Publishing the site is metered on
 scope (``PublishBoard``, ``PublishLive``, ``PublishFull``, ``PublishDaily``, ``PublishWeekly``),
 its site reads and uploads counted by ``site_meter.MeteredPublisher``; the leaderboard's
 statistics are timed apart (their time grows with the history's forecasts).
+
+A function's seconds are its thread's CPU time less what the embedded AWS spent answering it
+(moto's ``BotocoreStubber``, in the same thread): that work is DynamoDB's and S3's, which a
+deployed function only waits for, and the wait is costed per request (``lambda_seconds``).
+Before, the emulator's own work was billed to the function as well as the wait.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any
 
 from botocore.client import BaseClient
 from botocore.exceptions import ClientError
+from moto.core.botocore_stubber import BotocoreStubber
 
 from arena_core import entrypoints
 from arena_core.adapters.dynamodb.limits import item_size
@@ -228,6 +234,19 @@ class Meter:
             return parsed
 
         setattr(BaseClient, "_make_api_call", call)  # noqa: B010
+        original_stub = BotocoreStubber.__call__
+
+        def stub(stubber: BotocoreStubber, event_name: str, request: Any, **kwargs: Any) -> Any:
+            """Embedded AWS answering: its work is the service's, not the function's (the
+            deployed function waits for the answer instead, costed apart per request)."""
+            started = time.thread_time()
+            try:
+                return original_stub(stubber, event_name, request, **kwargs)
+            finally:
+                if meter._nested:
+                    meter._nested[-1] += time.thread_time() - started
+
+        setattr(BotocoreStubber, "__call__", stub)  # noqa: B010
         saved = [dict(table) for table in handlers]
         for table in handlers:
             for name, handler in table.items():
@@ -247,6 +266,7 @@ class Meter:
             for table, old in zip(handlers, saved, strict=True):
                 table.update(old)
             setattr(BaseClient, "_make_api_call", original_call)  # noqa: B010
+            setattr(BotocoreStubber, "__call__", original_stub)  # noqa: B010
 
     @contextmanager
     def _logs(self) -> Iterator[None]:

@@ -10,6 +10,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
+
 from arena_core.adapters.site_publishers import LocalFolderPublisher, state_folder
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.market import MarketStatus, ResolutionKind
@@ -19,6 +21,7 @@ from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
 from arena_core.site.carried import CARRIED, Carried
+from arena_core.site.collect import SiteCollector
 from tests.support.builders import WEEK0, resolved
 from tests.support.scenario import Scenario, build, run_week, universe
 
@@ -153,3 +156,38 @@ def test_an_unreadable_carried_file_is_read_afresh(tmp_path: Path) -> None:
     state = Carried(version=99)
     assert Carried.load(state.dump()) == Carried()  # another version: start over
     assert Carried().dump() == Carried().dump()  # deterministic: unchanged, not uploaded
+
+
+def test_a_completed_cohort_is_read_for_its_positions_once_even_with_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A completed cohort whose agents held nothing has no row in ``position_returns``: it used
+    to be read from the ledger again by every tick. The carried state names the cohorts read."""
+    scenario = _with_a_completed_cohort(tmp_path / "unused")
+    service, _ = _service(scenario, tmp_path / "site")
+    read: list[tuple[str, ...]] = []
+    original = scenario.stores.ledger.holdings_of
+
+    def counting(agent_ids: Any) -> Any:
+        read.append(tuple(agent_ids))
+        return original(agent_ids)
+
+    monkeypatch.setattr(scenario.stores.ledger, "holdings_of", counting)
+    completed = [c for c in scenario.stores.cohorts.cohorts() if c.status.value == "completed"]
+    assert completed
+    collector = SiteCollector(scenario.stores, None, scenario.clock.now())
+    assert collector.completed_positions(completed, [], read=[completed[0].cohort_id]) == []
+    assert read == []  # named as read: not read again, rows or none
+    collector.completed_positions(completed, [])
+    assert len(read) == 1
+    read.clear()
+    service.run(DAILY)
+    state = Carried.load(
+        (state_folder(tmp_path / "site") / CARRIED.removeprefix(INTERNAL)).read_bytes()
+    )
+    assert state.positions_read == [completed[0].cohort_id]
+    read.clear()
+    _tick(scenario)
+    service.run(BOARD)
+    done = completed[0].cohort_id
+    assert not [ids for ids in read if any(i.startswith(f"{done}.") for i in ids)]
