@@ -96,7 +96,7 @@ class SiteReport(BaseModel):
     files: int
     uploaded: int
     cohorts_rendered: tuple[str, ...]
-    scope: str = "weekly"  # light, full or weekly: what was rendered (a first tick: full)
+    scope: str = "weekly"  # board, live, full, daily or weekly (a site without a home: daily)
 
 
 class PublishSiteService:
