@@ -173,29 +173,36 @@ FORECAST_COLUMNS = (
 )  # fmt: skip
 
 
+def _forecast(cell: Cell, made: str, closes: str, **scores: float | None) -> Forecast:
+    """The forecast a row of ``forecasts`` or ``panel_scores`` holds (their shared columns;
+    ``scores``: a panel row's peer and baseline scores)."""
+    horizon_of = horizon(cell.moment(made), cell.moment(closes))
+    try:
+        return Forecast(
+            family_id=cell.text("family_id"),
+            agent_id=cell.text("agent_id"),
+            cohort_id=cell.text("cohort_id"),
+            market_id=cell.text("market_id"),
+            event_id=cell.text("event_id"),
+            week=cell.week("run_week"),
+            p_yes=cell.number("p_yes"),
+            market_p_yes=cell.number("market_p_yes"),
+            outcome=cell.integer("outcome"),
+            matured=cell.flag("matured"),
+            category=cell.text("category") or "uncategorised",
+            horizon=horizon_of,
+            **scores,
+        )
+    except InvalidProbabilityError as exc:  # p outside [0, 1], an outcome not 0 or 1
+        raise cell.fail("p_yes", str(exc)) from exc
+
+
 def bets(rows: Sequence[Record]) -> list[Bet]:
     """``forecasts.csv``: every scored bet, in YES terms (a bet on NO forecasts YES at one minus
     its confidence, so it won when YES did not happen)."""
     found = []
     for cell in cells("forecasts", rows):
-        made, closes = cell.moment("bet_at"), cell.moment("closes_at")
-        try:
-            forecast = Forecast(
-                family_id=cell.text("family_id"),
-                agent_id=cell.text("agent_id"),
-                cohort_id=cell.text("cohort_id"),
-                market_id=cell.text("market_id"),
-                event_id=cell.text("event_id"),
-                week=cell.week("run_week"),
-                p_yes=cell.number("p_yes"),
-                market_p_yes=cell.number("market_p_yes"),
-                outcome=cell.integer("outcome"),
-                matured=cell.flag("matured"),
-                category=cell.text("category") or "uncategorised",
-                horizon=horizon(made, closes),
-            )
-        except InvalidProbabilityError as exc:  # p outside [0, 1], an outcome not 0 or 1
-            raise cell.fail("p_yes", str(exc)) from exc
+        forecast = _forecast(cell, "bet_at", "closes_at")
         on_no = cell.text("side").upper() == "NO"
         found.append(Bet(forecast, forecast.outcome == (0 if on_no else 1)))
     return found
@@ -222,26 +229,13 @@ def panel_entries(rows: Sequence[Record]) -> list[PanelEntry]:
     """``panel_scores.csv``: every scored panel forecast with its peer and baseline scores."""
     found = []
     for cell in cells("panel_scores", rows):
-        made, closes = cell.moment("run_at"), cell.moment("end_date")
-        try:
-            forecast = Forecast(
-                family_id=cell.text("family_id"),
-                agent_id=cell.text("agent_id"),
-                cohort_id=cell.text("cohort_id"),
-                market_id=cell.text("market_id"),
-                event_id=cell.text("event_id"),
-                week=cell.week("run_week"),
-                p_yes=cell.number("p_yes"),
-                market_p_yes=cell.number("market_p_yes"),
-                outcome=cell.integer("outcome"),
-                matured=cell.flag("matured"),
-                peer=cell.number("peer_score"),
-                baseline=cell.number("baseline_score"),
-                category=cell.text("category") or "uncategorised",
-                horizon=horizon(made, closes),
-            )
-        except InvalidProbabilityError as exc:  # p outside [0, 1], an outcome not 0 or 1
-            raise cell.fail("p_yes", str(exc)) from exc
+        forecast = _forecast(
+            cell,
+            "run_at",
+            "end_date",
+            peer=cell.number("peer_score"),
+            baseline=cell.number("baseline_score"),
+        )
         found.append(
             PanelEntry(forecast, cell.text("scored_by"), cell.flag("missing"), cell.flag("clipped"))
         )
