@@ -20,7 +20,7 @@ from typing import Any
 
 import boto3
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 
@@ -245,6 +245,7 @@ finalize_events = st.one_of(
 
 @EXAMPLES
 @given(event=finalize_events)
+@example(event={"run_at": 946771200})  # Unix seconds: was read as a time (found by hypothesis)
 def test_a_hostile_finalize_event_seals_nothing(
     deployment: Deployment, event: dict[str, Any]
 ) -> None:

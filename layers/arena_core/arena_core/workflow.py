@@ -15,7 +15,15 @@ import re
 from datetime import date, datetime
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+)
 
 from arena_core.constants import UNIVERSE_PREFIX
 from arena_core.domain.cohort import date_in_calendar, in_calendar
@@ -76,7 +84,16 @@ def _matching(pattern: re.Pattern[str], kind: str) -> AfterValidator:
 
 
 WeekDate = Annotated[date, AfterValidator(_calendar_date)]
-RunTime = Annotated[AwareDatetime, AfterValidator(_calendar_time)]
+
+
+def _text_time(value: object) -> object:
+    """A run time is ISO 8601 text (or a datetime): a number would be read as Unix seconds."""
+    if isinstance(value, bool | int | float):
+        raise ValueError("not an ISO 8601 time: a number")
+    return value
+
+
+RunTime = Annotated[AwareDatetime, BeforeValidator(_text_time), AfterValidator(_calendar_time)]
 ExecutionName = Annotated[str, _matching(_EXECUTION, "an execution name")]
 UniverseRef = Annotated[str, _matching(_UNIVERSE, "a universe reference")]
 
