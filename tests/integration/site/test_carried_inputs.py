@@ -22,6 +22,7 @@ from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
 from arena_core.site.carried import CARRIED, Carried
 from arena_core.site.collect import SiteCollector
+from arena_core.site.tables import GLOBAL_TABLES
 from tests.support.builders import WEEK0, resolved
 from tests.support.scenario import Scenario, build, run_week, universe
 
@@ -115,10 +116,11 @@ def test_a_tick_reads_only_what_changed_and_renders_what_a_full_read_renders(
     # And the pages are those a publication reading everything renders
     fresh, _ = _service(scenario, tmp_path / "fresh")
     fresh.run(BOARD)  # no carried file there: everything read
-    for path in ("index.html", "data/leaderboard.json", "data/family_returns.csv"):
+    tables = [f"data/{t}.{kind}" for t in GLOBAL_TABLES for kind in ("csv", "json")]
+    for path in ("index.html", *tables):  # tables left as published included (table_memo)
         assert (tmp_path / "carried" / path).read_bytes() == (
             tmp_path / "fresh" / path
-        ).read_bytes()
+        ).read_bytes(), path
 
 
 def test_new_scores_and_a_completed_cohort_are_read_again_and_carried(tmp_path: Path) -> None:

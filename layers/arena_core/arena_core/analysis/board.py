@@ -28,7 +28,12 @@ from arena_core.analysis.families import (
     market_forecasts,
 )
 from arena_core.analysis.figures import BRIER, Measure, Rules
-from arena_core.analysis.pairs import PairResult, compare_forecasts, compare_returns
+from arena_core.analysis.pairs import (
+    PairResult,
+    compare_forecasts,
+    compare_returns,
+    return_figure,
+)
 from arena_core.analysis.ranks import first_shares, order_by_verdicts, rank_ranges
 from arena_core.analysis.rows import CohortReturn, Forecast, PositionPnl
 from arena_core.scoring.seeds import seed_for
@@ -152,28 +157,48 @@ def analyze(
     are between besides the market (the models, and the ensemble under v1+panel);
     ``peer_market``: peer-score the market against the models (v1+panel); ``calibrate``:
     whether to tabulate calibration (the validity benchmark, which does not check it, skips
-    it)."""
+    it). In two parts: what the forecasts alone decide, then the returns."""
+    board = analyze_forecasts(
+        forecasts,
+        rankable=rankable,
+        compared=compared,
+        measure=measure,
+        rules=rules,
+        peer_market=peer_market,
+        groups=groups,
+        calibrate=calibrate,
+    )
+    return with_returns(
+        board, returns, positions, rankable=rankable, compared=compared, calibrate=calibrate
+    )
+
+
+def analyze_forecasts(
+    forecasts: Sequence[Forecast],
+    *,
+    rankable: set[str],
+    compared: set[str],
+    measure: Measure,
+    rules: Rules,
+    peer_market: bool,
+    groups: Mapping[str, Callable[[Forecast], str]] | None = None,
+    calibrate: bool = True,
+) -> Board:
+    """Everything the forecasts decide: every figure but the returns (left empty), the pairs
+    on the ranked measure and on Brier, the ranks, and the breakdowns. It changes only when a
+    forecast is scored or matures (the site keeps it between publications: ``site/boards``)."""
     # One canonical order, whatever order the rows came in (a store's, a CSV's): every sum is
     # then added up in the same order, so the site and ``arena analyze`` agree to the bit.
     forecasts = sorted(forecasts, key=_row_order)
-    returns = sorted(
-        returns, key=lambda r: (r.family_id, r.week, r.cohort_id, r.return_pct, r.matured)
-    )
     rows = [*forecasts, *market_forecasts(forecasts, rankable, with_peer=peer_market)]
     by_family = _by_family(rows)
-    by_family_returns: dict[str, list[CohortReturn]] = {}
-    for entry in returns:
-        by_family_returns.setdefault(entry.family_id, []).append(entry)
-    by_family_positions: dict[str, list[PositionPnl]] = {}
-    for position in sorted(positions, key=_position_order):
-        by_family_positions.setdefault(position.family_id, []).append(position)
-    names = sorted(set(by_family) | set(by_family_returns))
+    names = sorted(by_family)
     results = {
         name: family_result(
             name,
-            by_family.get(name, []),
-            by_family_returns.get(name, []),
-            by_family_positions.get(name, []),
+            by_family[name],
+            [],
+            [],
             rules=rules,
             measure=measure,
             rankable=name in rankable,
@@ -182,22 +207,68 @@ def analyze(
         for name in names
     }
     matured = {name: [r for r in found if r.matured] for name, found in by_family.items()}
-    shown = {n: matured[n] for n in names if n in matured and (n in compared or n == MARKET)}
+    shown = {n: matured[n] for n in names if n in compared or n == MARKET}
     board = Board(measure=measure, rules=rules)
     board.pairs = compare_forecasts(shown, measure, rules)
     if measure is not BRIER:
         board.brier_pairs = compare_forecasts(shown, BRIER, rules)
-    board.return_pairs = compare_returns(
+    board.families = _ranked(results, matured, board.pairs, measure, rules)
+    if groups:
+        board.breakdowns = [
+            b for name in names for b in breakdowns(name, by_family[name], groups, rules)
+        ]
+    return board
+
+
+def with_returns(
+    board: Board,
+    returns: Sequence[CohortReturn],
+    positions: Sequence[PositionPnl],
+    *,
+    rankable: set[str],
+    compared: set[str],
+    calibrate: bool = True,
+) -> Board:
+    """A new board: ``board`` (``analyze_forecasts``'s, left as it is) with each family's
+    return over completed cohorts, over every cohort (provisional), and the pairs on return.
+    A family with returns and no forecast gets the figures of none."""
+    rules = board.rules
+    returns = sorted(
+        returns, key=lambda r: (r.family_id, r.week, r.cohort_id, r.return_pct, r.matured)
+    )
+    by_family_returns: dict[str, list[CohortReturn]] = {}
+    for entry in returns:
+        by_family_returns.setdefault(entry.family_id, []).append(entry)
+    by_family_positions: dict[str, list[PositionPnl]] = {}
+    for position in sorted(positions, key=_position_order):
+        by_family_positions.setdefault(position.family_id, []).append(position)
+    names = sorted(set(board.families) | set(by_family_returns))
+    families = {}
+    for name in names:
+        mine = by_family_returns.get(name, [])
+        every = [r.return_pct for r in mine]
+        base = board.families.get(name) or family_result(
+            name,
+            [],
+            [],
+            [],
+            rules=rules,
+            measure=board.measure,
+            rankable=name in rankable,
+            calibrate=calibrate,
+        )
+        families[name] = replace(
+            base,
+            returns=return_figure(mine, by_family_positions.get(name, []), rules),
+            provisional_return=math.fsum(every) / len(every) if every else None,
+            return_cohorts=len(every),
+        )
+    return_pairs = compare_returns(
         {n: by_family_returns[n] for n in names if n in by_family_returns and n in compared},
         by_family_positions,
         rules,
     )
-    board.families = _ranked(results, matured, board.pairs, measure, rules)
-    if groups:
-        board.breakdowns = [
-            b for name in names for b in breakdowns(name, by_family.get(name, []), groups, rules)
-        ]
-    return board
+    return replace(board, families=families, return_pairs=return_pairs)
 
 
 def estimate_for(rows: Sequence[Forecast], measure: Measure, rules: Rules) -> Estimate | None:

@@ -59,6 +59,7 @@ from arena_core.site.live import live_file, live_path, live_values
 from arena_core.site.markets import market_row, market_views
 from arena_core.site.render import SiteRenderer, recent_decisions
 from arena_core.site.results import results_marker
+from arena_core.site.table_memo import TableMemo
 from arena_core.site.tables import GLOBAL_TABLES
 from arena_core.site.universes import new_universes, run_weeks, universe_path
 
@@ -155,10 +156,16 @@ class PublishSiteService:
         now = self._clock.now()
         state = Carried.load(self._publisher.read(CARRIED))
         carried = CarriedViews(self._stores.views, state, fresh=fresh)
-        collector = SiteCollector(self._stores, self._blobs, now, self._rules, views=carried)
+        collector = SiteCollector(
+            self._stores, self._blobs, now, self._rules, views=carried, kept=state.statistics
+        )
         cohorts = self._stores.cohorts.cohorts()
-        renderer = SiteRenderer(now, build=SiteBuild.of(self._simulated, cohorts))
         published = self._publisher.published()
+        renderer = SiteRenderer(
+            now,
+            build=SiteBuild.of(self._simulated, cohorts),
+            tables=TableMemo(published, state.tables),
+        )
         if not scope.cohort_pages and HOME not in published:
             scope = DAILY  # a site without its home page yet gets everything at once
         live = self._live(cohorts, published)

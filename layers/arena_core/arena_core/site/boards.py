@@ -9,6 +9,7 @@ Results are never aggregated across methodology versions.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -17,8 +18,8 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import TypeVar
 
-from arena_core.analysis import dataset
-from arena_core.analysis.board import MARKET, Board, analyze
+from arena_core.analysis import dataset, stored
+from arena_core.analysis.board import MARKET, Board, analyze, analyze_forecasts, with_returns
 from arena_core.analysis.clustered import Clustering
 from arena_core.analysis.dataset import Bet, CohortRecord, Family, PanelEntry
 from arena_core.analysis.families import FamilyResult
@@ -103,14 +104,13 @@ class BoardResult:
         return next((r for r in self.rows if r.family_id == family_id), None)
 
 
-def _trading(bets: Sequence[Bet], records: Sequence[CohortRecord]) -> Trading:
-    won = sum(b.won for b in bets)
+def _trading(bets: BetCounts, records: Sequence[CohortRecord]) -> Trading:
     return Trading(
         cohorts=len(records),
         total_pnl=sum((r.total_pnl for r in records), ZERO),
         trades=sum(r.trades for r in records),
-        resolved_bets=len(bets),
-        win_rate=Decimal(won) / len(bets) if bets else None,
+        resolved_bets=bets.resolved,
+        win_rate=Decimal(bets.won) / bets.resolved if bets.resolved else None,
     )
 
 
@@ -167,8 +167,9 @@ class Inputs:
     coherence: list[tuple[str, TradeCoherence]]  # (family, buy)
 
 
-def read_inputs(tables: Mapping[str, bytes], methodology: str) -> Inputs:
-    """Parse the input tables and keep the methodology's rows."""
+def read_inputs(tables: Mapping[str, bytes], methodology: str, *, bets: bool = True) -> Inputs:
+    """Parse the input tables and keep the methodology's rows (``bets``: the forecasts too;
+    they need not be parsed when their statistics are kept)."""
 
     def rows(name: str, columns: Sequence[str]) -> list[dataset.Record]:
         data = tables.get(name)
@@ -177,9 +178,11 @@ def read_inputs(tables: Mapping[str, bytes], methodology: str) -> Inputs:
         return dataset.of_methodology(dataset.parse_table(name, data, columns), methodology)
 
     panel = methodology == V1_PANEL
+    if "forecasts" not in tables:
+        raise DatasetError("the dataset has no forecasts.csv")
     return Inputs(
         families=dataset.families(rows("families", dataset.FAMILY_COLUMNS)),
-        bets=dataset.bets(rows("forecasts", dataset.FORECAST_COLUMNS)),
+        bets=dataset.bets(rows("forecasts", dataset.FORECAST_COLUMNS)) if bets else [],
         records=dataset.cohort_records(rows("family_returns", dataset.RETURN_COLUMNS)),
         positions=dataset.positions(rows("position_returns", dataset.POSITION_COLUMNS)),
         panel=dataset.panel_entries(rows("panel_scores", dataset.PANEL_COLUMNS)) if panel else [],
@@ -218,10 +221,8 @@ def _coherence(rows: Sequence[dataset.Record]) -> list[tuple[str, TradeCoherence
 
 def _bets_board(inputs: Inputs, rules: Rules, *, calibrate: bool) -> Board:
     models = {f.family_id for f in inputs.families if f.kind == "llm"}
-    return analyze(
+    return analyze_forecasts(
         [b.forecast for b in inputs.bets],
-        [r.result for r in inputs.records],
-        inputs.positions,
         rankable=models,
         compared=models,
         measure=BRIER,
@@ -235,16 +236,87 @@ def _bets_board(inputs: Inputs, rules: Rules, *, calibrate: bool) -> Board:
 _GROUPS = {"category": lambda f: f.category, "time_to_close": lambda f: f.horizon}
 
 
-def build(tables: Mapping[str, bytes], methodology: str, rules: Rules) -> BoardResult:
-    """The methodology's leaderboard from the CSV of its input tables."""
+@dataclass(frozen=True)
+class BetCounts:
+    """A family's resolved bets and how many of them won (the trading columns)."""
+
+    resolved: int = 0
+    won: int = 0
+
+
+@dataclass(frozen=True)
+class _BetsPart:
+    """What the forecasts alone decide: their statistics and each family's bet counts."""
+
+    board: Board
+    counts: dict[str, BetCounts]
+
+    def dump(self) -> str:
+        counts = {f: [c.resolved, c.won] for f, c in self.counts.items()}
+        return json.dumps({"board": stored.dump_board(self.board), "counts": counts})
+
+    @classmethod
+    def load(cls, text: str) -> _BetsPart:
+        try:
+            found = json.loads(text)
+            counts = {str(f): BetCounts(int(n), int(w)) for f, (n, w) in found["counts"].items()}
+            return cls(stored.load_board(found["board"]), counts)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise DatasetError(f"kept statistics cannot be read: {type(exc).__name__}") from exc
+
+
+Kept = dict[str, tuple[str, str]]  # "methodology/part" -> (the inputs' digest, the part's JSON)
+
+
+def _bets_part(
+    tables: Mapping[str, bytes], methodology: str, rules: Rules, kept: Kept
+) -> _BetsPart:
+    """The forecasts' statistics: as kept when computed from the same forecasts and families
+    by the same code under the same rules, else computed (then kept)."""
+    digest = hashlib.sha256()
+    for text in (stored.code_digest(), methodology, repr(rules)):
+        digest.update(text.encode() + b"\0")
+    for name in ("families", "forecasts"):
+        digest.update(hashlib.sha256(tables.get(name, b"")).digest())
+    key, slot = digest.hexdigest(), f"{methodology}/bets"
+    if slot in kept and kept[slot][0] == key:
+        try:
+            return _BetsPart.load(kept[slot][1])
+        except DatasetError:
+            pass  # unreadable: computed again, as without it
     inputs = read_inputs(tables, methodology)
-    bets = _bets_board(inputs, rules, calibrate=methodology == V1)
-    bets_of = _by_family([(b.forecast.family_id, b) for b in inputs.bets])
+    won = _by_family([(b.forecast.family_id, b.won) for b in inputs.bets])
+    part = _BetsPart(
+        _bets_board(inputs, rules, calibrate=methodology == V1),
+        {f: BetCounts(len(found), sum(found)) for f, found in won.items()},
+    )
+    kept[slot] = (key, part.dump())
+    return part
+
+
+def build(
+    tables: Mapping[str, bytes], methodology: str, rules: Rules, kept: Kept | None = None
+) -> BoardResult:
+    """The methodology's leaderboard from the CSV of its input tables. ``kept``: the
+    forecasts' statistics kept from an earlier call, read when its forecasts are the same and
+    updated otherwise (the site's, between publications; the result is the same either way)."""
+    part = _bets_part(tables, methodology, rules, {} if kept is None else kept)
+    inputs = read_inputs(tables, methodology, bets=False)
+    models = {f.family_id for f in inputs.families if f.kind == "llm"}
+    bets = with_returns(
+        part.board,
+        [r.result for r in inputs.records],
+        inputs.positions,
+        rankable=models,
+        compared=models,
+        calibrate=methodology == V1,
+    )
     records_of = _by_family([(r.result.family_id, r) for r in inputs.records])
     cohorts = sorted({r.result.cohort_id for r in inputs.records})
+    counts = part.counts
     if methodology != V1_PANEL:
         rows = [
-            _v1_row(f, bets, bets_of.get(f.family_id, []), records_of.get(f.family_id, []))
+            _v1_row(f, bets, counts.get(f.family_id, BetCounts()), records_of.get(f.family_id, []))
             for f in inputs.families
         ]
         rows.append(_market_row(bets, None))
@@ -265,7 +337,7 @@ def build(tables: Mapping[str, bytes], methodology: str, rules: Rules) -> BoardR
                 result=result,
                 bets=bets.families.get(family.family_id),
                 trading=_trading(
-                    bets_of.get(family.family_id, []),
+                    counts.get(family.family_id, BetCounts()),
                     records_of.get(family.family_id, []),
                 ),
                 coherence=coherence_summary(trades.get(family.family_id, [])),
@@ -296,9 +368,7 @@ def _panel_board(inputs: Inputs, rules: Rules) -> Board:
     )
 
 
-def _v1_row(
-    family: Family, board: Board, bets: Sequence[Bet], records: Sequence[CohortRecord]
-) -> Row:
+def _v1_row(family: Family, board: Board, bets: BetCounts, records: Sequence[CohortRecord]) -> Row:
     result = board.families.get(family.family_id)
     return Row(
         family_id=family.family_id,

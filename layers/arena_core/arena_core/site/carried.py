@@ -64,6 +64,12 @@ class Carried(BaseModel):
     # Completed cohorts whose positions were read into the position_returns table (some have
     # none: a cohort that never traded is not read again every tick).
     positions_read: list[str] = []
+    # Site-wide tables: the digests of the CSV a table's JSON was written from, and of that
+    # JSON (``site/table_memo.py``), by "folder/table".
+    tables: dict[str, tuple[str, str]] = {}
+    # The forecasts' statistics with the digest of what they were computed from, by
+    # "methodology/part" (``site/boards.py``): they change when a bet is scored or matures.
+    statistics: dict[str, tuple[str, str]] = {}
 
     @classmethod
     def load(cls, body: bytes | None) -> Carried:

@@ -49,7 +49,7 @@ from arena_core.ports.stores import (
 )
 from arena_core.ports.view_store import ViewStore
 from arena_core.site import exports, inputs
-from arena_core.site.boards import BoardResult, Row, build
+from arena_core.site.boards import BoardResult, Kept, Row, build
 from arena_core.site.charts import RangeChart
 from arena_core.site.decision_details import DecisionDetails, read_details
 from arena_core.site.series import (
@@ -170,6 +170,7 @@ class LeaderboardData:
     inputs: dict[str, list[inputs.Row]]  # table name -> rows, as published
     result: BoardResult
     rules: Rules
+    csv: dict[str, bytes] = field(default_factory=dict)  # the input tables' CSV, as computed
 
     def family(self, family_id: str) -> FamilyView | None:
         return next((f for f in self.families if f.spec.family_id == family_id), None)
@@ -222,9 +223,12 @@ class SiteCollector:
         rules: Rules | None = None,
         *,
         views: ViewStore | None = None,
+        kept: Kept | None = None,
     ) -> None:
         """``views``: the view store to read through instead of the stores' own (the carried
-        one of a publication, ``site/carried.py``)."""
+        one of a publication, ``site/carried.py``); ``kept``: the forecasts' statistics kept
+        between publications (``boards.build``)."""
+        self._kept = kept
         self._rules = rules or Rules()
         self._cohorts = stores.cohorts
         self._markets = stores.markets
@@ -351,7 +355,7 @@ class SiteCollector:
         if version == Methodology.V1_PANEL:
             tables |= self._panel_tables(version, cohorts, specs)
         published = {name: exports.to_csv(name, rows) for name, rows in tables.items()}
-        result = build(published, version, self._rules)
+        result = build(published, version, self._rules, self._kept)
         views = [
             FamilyView(
                 spec,
@@ -364,7 +368,7 @@ class SiteCollector:
         ]
         order = {row.family_id: i for i, row in enumerate(result.rows)}
         views.sort(key=lambda v: order.get(v.spec.family_id, len(order)))
-        return LeaderboardData(version, cohorts, views, tables, result, self._rules)
+        return LeaderboardData(version, cohorts, views, tables, result, self._rules, published)
 
     def _panel_tables(
         self, version: str, cohorts: Sequence[Cohort], specs: Sequence[AgentSpec]

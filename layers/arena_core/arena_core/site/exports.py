@@ -18,10 +18,11 @@ holds a lone UTF-16 surrogate, so an export can always be encoded.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from decimal import ROUND_HALF_EVEN, Decimal, getcontext, localcontext
 from enum import Enum
 from typing import Any
 
@@ -104,11 +105,20 @@ def fixed(value: Any, places: int | None) -> Any:
     if isinstance(value, float):
         value = Decimal(repr(value))
     if isinstance(value, Decimal) and value.is_finite():
-        with localcontext() as context:  # room for every digit: 28 raised on 1e30 at 2 places
-            context.prec = max(context.prec, value.adjusted() + places + 2)
-            rounded = value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+        quantum = _quantum(places)
+        if value.adjusted() + places + 2 <= getcontext().prec:  # the context has room
+            rounded = value.quantize(quantum, rounding=ROUND_HALF_EVEN)
+        else:  # room for every digit: 28 raised on 1e30 at 2 places
+            with localcontext() as context:
+                context.prec = value.adjusted() + places + 2
+                rounded = value.quantize(quantum, rounding=ROUND_HALF_EVEN)
         return abs(rounded) if rounded == 0 else rounded  # never "-0.00"
     return value
+
+
+@functools.cache
+def _quantum(places: int) -> Decimal:
+    return Decimal(1).scaleb(-places)
 
 
 def _formatted(table: str, rows: Iterable[Row]) -> Iterator[list[Any]]:

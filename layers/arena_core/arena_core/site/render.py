@@ -46,6 +46,7 @@ from arena_core.site.reliability import reliability_diagram
 from arena_core.site.results import forecast_results, trade_results
 from arena_core.site.schema_panel import PANEL_TABLES
 from arena_core.site.series import cohort_charts
+from arena_core.site.table_memo import TableMemo, joined_csv
 from arena_core.site.universes import run_weeks
 
 HERE = Path(__file__).parent
@@ -169,7 +170,11 @@ class SiteRenderer:
         horizon: int = 5,
         build: SiteBuild | None = None,
         operator: str = "",
+        tables: TableMemo | None = None,
     ) -> None:
+        """``tables``: which site-wide tables are published as they would be written now (left
+        out of the files); without one, every table is written."""
+        self._tables = tables or TableMemo({}, {})
         self._env = environment()
         self._now = now
         self._operator = operator
@@ -224,7 +229,9 @@ class SiteRenderer:
             )
         }
         for table, rows in global_tables(boards).items():
-            files.update(exports.table_files("data", table, rows))
+            parts = [b.csv[table] for b in boards if table in b.csv]
+            csv = joined_csv(parts) if parts and len(parts) == len(boards) else None
+            files.update(self._tables.files("data", table, rows, csv))
         return files
 
     def global_files(

@@ -1,0 +1,108 @@
+"""A board's statistics as JSON and back, exactly.
+
+What the forecasts alone decide (``board.analyze_forecasts``) changes a few times a day, while
+the leaderboard is regenerated every ten minutes: the site keeps it between publications
+(``site/boards.py``). Read back it must be the board computed afresh, to the bit: floats are
+written as Python writes them (the shortest text that reads back to the same double, infinities
+included), tuples, mappings, enums and nested dataclasses are rebuilt from the dataclasses'
+own annotations, and a measure is stored by its name.
+
+A stored board is tied to the code that computed it: ``CODE`` digests the analysis package's
+source, and a store keyed with it is never read by other code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import types
+from collections.abc import Mapping, Sequence
+from dataclasses import fields, is_dataclass
+from enum import Enum
+from functools import cache
+from pathlib import Path
+from typing import Any, Union, get_args, get_origin, get_type_hints
+
+from arena_core.analysis import figures
+from arena_core.analysis.board import Board
+from arena_core.analysis.figures import Measure
+from arena_core.errors import DatasetError
+
+MEASURES = {m.name: m for m in vars(figures).values() if isinstance(m, Measure)}
+
+
+@cache
+def code_digest() -> str:
+    """The analysis package's source, digested: a board stored by other code is not read."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def dump_board(board: Board) -> str:
+    return json.dumps(_plain(board), separators=(",", ":"))
+
+
+def load_board(text: str) -> Board:
+    try:
+        board = _typed(Board, json.loads(text))
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
+        raise DatasetError(f"a stored board cannot be read: {type(exc).__name__}") from exc
+    if not isinstance(board, Board):
+        raise DatasetError("a stored board is not a board")
+    return board
+
+
+@cache
+def _fields_of(kind: type) -> tuple[tuple[str, Any], ...]:
+    """A dataclass's fields and their annotations, resolved once."""
+    hints = get_type_hints(kind)
+    return tuple((f.name, hints[f.name]) for f in fields(kind))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Measure):
+        return value.name
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"float": repr(value)}  # JSON has no infinity: kept as Python's text
+    return value
+
+
+def _typed(kind: Any, data: Any) -> Any:
+    origin, args = get_origin(kind), get_args(kind)
+    if origin in (Union, types.UnionType):
+        if data is None and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return _typed(inner, data)
+    if kind is Measure:
+        return MEASURES[data]
+    if isinstance(kind, type) and is_dataclass(kind):
+        return kind(**{name: _typed(hint, data[name]) for name, hint in _fields_of(kind)})
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return kind(data)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_typed(args[0], v) for v in data)
+        return tuple(_typed(a, v) for a, v in zip(args, data, strict=True))
+    if origin in (list, Sequence):
+        return [_typed(args[0], v) for v in data]
+    if origin in (dict, Mapping):
+        return {str(k): _typed(args[1], v) for k, v in data.items()}
+    if kind is float:
+        return float(data["float"]) if isinstance(data, dict) else float(data)
+    if kind in (int, str, bool):
+        if not isinstance(data, kind):
+            raise TypeError(f"{kind.__name__} expected")
+        return data
+    raise TypeError(f"cannot read {kind!r}")
