@@ -54,7 +54,7 @@ def test_a_csv_given_is_the_one_written() -> None:
 
 
 def test_joined_parts_are_the_csv_of_every_row() -> None:
-    rows = [
+    rows: list[dict[str, object]] = [
         {"methodology": m, "family_id": "f", "display_name": 'a "quoted", name\non two lines'}
         for m in ("v1", "v1+panel")
     ]
