@@ -1,4 +1,5 @@
-"""Market state in memory: the latest market and its count of open positions."""
+"""Market state in memory: the latest market and its count of open positions, observed
+states, captured prices and each hour's sheet of prices."""
 
 from __future__ import annotations
 
@@ -6,7 +7,12 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from arena_core.domain.market import Market
-from arena_core.domain.market_record import Capture, MarketObservation, MarketRecord
+from arena_core.domain.market_record import (
+    Capture,
+    HourlyMarks,
+    MarketObservation,
+    MarketRecord,
+)
 from arena_core.ports.market_store import MarketStore
 from arena_local.memory.state import MemoryState
 
@@ -65,3 +71,13 @@ class MemoryMarketStore(MarketStore):
         with self._s.lock:
             found = self._s.captures.get(market_id, {})
             return [found[at] for at in sorted(found)]
+
+    def record_marks(self, marks: HourlyMarks) -> None:
+        if not marks.prices:
+            return
+        with self._s.lock:
+            self._s.marks.put(marks.hour, marks)
+
+    def marks(self, start: datetime, end: datetime) -> list[HourlyMarks]:
+        with self._s.lock:
+            return self._s.marks.between(start, end)

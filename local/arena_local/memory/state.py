@@ -13,7 +13,7 @@ from arena_core.domain.coherence import DecisionCoherence
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.decisions import DecisionRecord
 from arena_core.domain.market import Market
-from arena_core.domain.market_record import Capture, MarketObservation
+from arena_core.domain.market_record import Capture, HourlyMarks, MarketObservation
 from arena_core.domain.panel import PanelQuestion, PanelScore
 from arena_core.domain.portfolio import (
     BetScore,
@@ -75,6 +75,7 @@ class MemoryState:
     resolved_at: dict[str, datetime] = field(default_factory=dict)  # markets marked resolved
     observations: dict[str, list[MarketObservation]] = field(default_factory=dict)
     captures: dict[str, dict[datetime, Capture]] = field(default_factory=dict)  # by market, time
+    marks: TimeIndex[HourlyMarks] = field(default_factory=TimeIndex)  # each hour's sheet
     lineup_releases: dict[int, LineupRelease] = field(default_factory=dict)  # by number
     job_runs: dict[str, datetime] = field(default_factory=dict)  # the last run of each job
 

@@ -10,6 +10,7 @@ import pytest
 from arena_core.domain.answer import BetInstruction
 from arena_core.domain.decisions import DecisionStatus
 from arena_core.domain.market import Market, MarketStatus, ResolutionKind
+from arena_core.domain.market_record import HourlyMarks
 from arena_core.domain.portfolio import PortfolioSnapshot, SettlementKind
 from arena_core.domain.valuation import reconcile
 from arena_core.ports.clock import FixedClock
@@ -306,3 +307,42 @@ def test_snapshot_pass_costs_the_minimum_requests(stores: Stores) -> None:
     report = SnapshotService(stores, source, FixedClock(LATER)).run()
     assert report.markets == 120
     assert report.requests == 3
+
+
+MARKS_HOUR = RUN_AT.replace(minute=0) + timedelta(hours=2)
+
+
+def test_one_sheet_an_hour_from_its_first_pass(stores: Stores) -> None:
+    trade(stores, 0, [("m1", "YES", "1000"), ("m2", "NO", "500")], MARKETS)
+    source = StaticMarketSource(MARKETS)
+
+    def run(minutes: int, m1: str) -> None:
+        source.set(binary("m1", m1))
+        SnapshotService(stores, source, FixedClock(MARKS_HOUR + timedelta(minutes=minutes))).run()
+
+    run(3, "0.41")  # the first pass of the hour
+    run(13, "0.42")
+    run(23, "0.43")
+    run(3, "0.41")  # a rerun of the first pass: the same sheet again
+    day = (MARKS_HOUR - timedelta(days=1), MARKS_HOUR + timedelta(days=1))
+    expected = HourlyMarks(hour=MARKS_HOUR, prices={"m1": Decimal("0.41"), "m2": Decimal("0.25")})
+    assert stores.markets.marks(*day) == [expected]
+    run(63, "0.50")  # the next hour's first pass
+    assert [s.prices["m1"] for s in stores.markets.marks(*day)] == [
+        Decimal("0.41"),
+        Decimal("0.50"),
+    ]
+
+
+def test_markets_without_a_price_to_mark_are_left_out_and_no_holding_no_sheet(
+    stores: Stores,
+) -> None:
+    source = StaticMarketSource(MARKETS)
+    SnapshotService(stores, source, FixedClock(MARKS_HOUR)).run()  # nothing held yet
+    assert stores.markets.marks(MARKS_HOUR, MARKS_HOUR) == []
+    trade(stores, 0, [("m1", "YES", "1000"), ("m2", "NO", "500")], MARKETS)
+    source.set(resolved(binary("m2", "0.99"), ResolutionKind.WINNER, "Yes"))
+    later = MARKS_HOUR + timedelta(hours=1)
+    SnapshotService(stores, source, FixedClock(later)).run()
+    (sheet,) = stores.markets.marks(later, later)
+    assert sheet.prices == {"m1": Decimal("0.40")}  # m2 resolved: its page shows what it paid

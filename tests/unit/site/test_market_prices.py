@@ -1,5 +1,6 @@
-"""A market page's price chart names the outcome it plots and ends at the resolution: a point
-at what a share of that outcome paid and a mark on the time axis (issue 28 §2)."""
+"""A market page's price chart names the outcome it plots, draws every hourly mark the arena
+took with the weekly captures, and ends at the resolution: a point at what a share of that
+outcome paid and a mark on the time axis (issue 28 §2)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from arena_core.domain.market import ResolutionKind
 from arena_core.domain.market_record import Capture, MarketRecord
+from arena_core.site.charts import ALL_LIGHT, Point
 from arena_core.site.markets import MarketView, price_charts
 from tests.support.builders import WEEK0, binary, resolved
 
@@ -54,3 +56,24 @@ def test_a_refund_is_marked_without_a_price_and_an_open_market_ends_at_its_last_
     assert refunded.points == 2 and refunded.events == ()  # beyond the captures: no axis there
     (open_market,) = price_charts(view(None))
     assert open_market.points == 2 and open_market.end == WEEK0 + timedelta(weeks=1)
+
+
+def test_hourly_marks_are_drawn_between_the_captures_once_each() -> None:
+    plain = view(ResolutionKind.WINNER, "Yes")
+    hours = [WEEK0 + timedelta(hours=h) for h in range(0, 24 * 9, 5)]  # the first is a capture's
+    plain.marks = [Point(at, Decimal("0.35")) for at in hours]
+    (chart,) = price_charts(plain)
+    assert chart.points == len(hours) + 1 + 1  # the marks, the second capture, the resolution
+    (series,) = chart.series
+    assert series.marks[0].title.startswith("Yes: 0.300")  # the capture, not the mark at once
+    assert chart.note == ""
+    assert [event.label for event in chart.events] == ["resolved: Yes won"]
+
+
+def test_a_long_hourly_history_is_drawn_daily_so_the_chart_stays_light() -> None:
+    long = view(None)
+    long.marks = [Point(WEEK0 + timedelta(hours=h), Decimal(h % 50) / 100) for h in range(24 * 30)]
+    (chart,) = price_charts(long)
+    assert chart.points <= ALL_LIGHT
+    assert chart.points == 30 + 1  # the first point, then the last of each of 30 days
+    assert chart.start == WEEK0 and chart.end == WEEK0 + timedelta(hours=24 * 30 - 1)

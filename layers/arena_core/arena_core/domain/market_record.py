@@ -1,6 +1,8 @@
 """What the arena observed of a market over time: each change of its status, its UMA
 resolution status or its resolution, when the arena saw it, and when it marked it resolved.
-The dataset publishes it as the resolution's provenance (disputes, 50/50, indeterminate)."""
+The dataset publishes it as the resolution's provenance (disputes, 50/50, indeterminate).
+Its prices: at each weekly capture, and every hour at the mark the arena took (the market
+pages' price charts)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from decimal import Decimal
 
 from arena_core.domain.base import DomainModel
 from arena_core.domain.market import Market, MarketStatus, ResolutionKind
+from arena_core.domain.money import ONE, ZERO
 
 DISPUTED = "disputed"
 
@@ -58,6 +61,30 @@ class Capture(DomainModel):
     def first_price(self) -> Decimal | None:
         """The first outcome's price: P(YES) for a binary market."""
         return next(iter(self.prices.values()), None)
+
+
+class HourlyMarks(DomainModel):
+    """One hour's sheet of prices: the first outcome's price (P(YES) for a binary market) of
+    every held market the first snapshot pass of the hour marked its positions at. One sheet
+    an hour for every market, not one item per market: the market pages' hourly points."""
+
+    hour: datetime
+    prices: dict[str, Decimal]  # market id -> the first outcome's price
+
+    @classmethod
+    def of(cls, hour: datetime, markets: Iterable[Market]) -> HourlyMarks:
+        """The sheet of the markets with a usable price (in [0, 1]) that have not resolved
+        (a resolved market is marked at what it pays, which its page draws at resolution)."""
+        prices = {}
+        for market in markets:
+            price = market.outcomes[0].price if market.outcomes else None
+            if market.resolution is None and price is not None and _usable(price):
+                prices[market.market_id] = price
+        return cls(hour=hour, prices=dict(sorted(prices.items())))
+
+
+def _usable(price: Decimal) -> bool:
+    return price.is_finite() and ZERO <= price <= ONE
 
 
 class MarketRecord(DomainModel):

@@ -7,7 +7,12 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from arena_core.domain.market import Market
-from arena_core.domain.market_record import Capture, MarketObservation, MarketRecord
+from arena_core.domain.market_record import (
+    Capture,
+    HourlyMarks,
+    MarketObservation,
+    MarketRecord,
+)
 
 
 class MarketStore(ABC):
@@ -45,3 +50,12 @@ class MarketStore(ABC):
     @abstractmethod
     def captures(self, market_id: str) -> list[Capture]:
         """A market's prices at every capture that held it, oldest first."""
+
+    @abstractmethod
+    def record_marks(self, marks: HourlyMarks) -> None:
+        """Keep an hour's sheet of prices (one per hour: a rerun of the hour replaces it); a
+        sheet without a market is not written."""
+
+    @abstractmethod
+    def marks(self, start: datetime, end: datetime) -> list[HourlyMarks]:
+        """The sheets of the hours from ``start`` to ``end`` (both included), oldest first."""

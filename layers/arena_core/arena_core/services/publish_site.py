@@ -201,7 +201,9 @@ class PublishSiteService:
                     releases=collector.releases(),
                 )
             )
-            markets = market_views(self._stores, views, cohorts)
+            # The hourly marks are read only where the market pages are drawn.
+            until = now if scope.cohort_pages else None
+            markets = market_views(self._stores, views, cohorts, marks_until=until)
             if scope.cohort_pages:
                 files.update(renderer.market_files(markets))
             files.update(self._markets_table([market_row(m) for m in markets], renderer))

@@ -13,6 +13,10 @@ once, by the first pass of the next hour, from the newest snapshots of the hour 
 family's hourly, daily and weekly points. Before, every pass rewrote them (and each agent's
 latest snapshot, with an index key): most of the table's write units, for values the next pass
 replaced ten minutes later.
+
+The first pass of each hour also writes the hour's sheet of prices (``HourlyMarks``): the first
+outcome's price of every held market it marked, one item for all of them, which the market
+pages plot.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from arena_core.constants import SNAPSHOT_PERIOD
 from arena_core.domain import accounting
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus
 from arena_core.domain.market import Market
-from arena_core.domain.market_record import new_observations
+from arena_core.domain.market_record import HourlyMarks, new_observations
 from arena_core.domain.money import ZERO
 from arena_core.domain.portfolio import (
     BetScore,
@@ -195,6 +199,7 @@ class SnapshotService:
         finals = self._finals(finished)
         if opens_hour(moment):
             self._close_hour(active, finals, moment)
+            self._markets.record_marks(HourlyMarks.of(snapshot_hour(moment), markets.values()))
         snapshots, stale = [], 0
         for agent_id, holding in holdings.items():
             snapshot, agent_stale = snapshot_of(

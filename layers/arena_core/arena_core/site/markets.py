@@ -1,11 +1,13 @@
 """Market pages and the dataset's markets table: what each market is, what became of it, its
-price at every weekly capture, and every agent's position, trades and reasoning on it.
+price at every weekly capture and every hourly mark the arena took, and every agent's
+position, trades and reasoning on it.
 
 Built for the markets the live cohorts hold, traded or were asked about, in the fuller
 publications (after a decision run or a resolution): per market one query for every position
-on it (whichever cohort holds it) and one for its captured prices. Trades and reasoning come
-from the live cohorts' records already read; positions of cohorts completed earlier link to
-their agent pages.
+on it (whichever cohort holds it) and one for its captured prices; where the pages are drawn,
+one query more, for every market at once: the hourly sheets of prices since the earliest live
+cohort opened. Trades and reasoning come from the live cohorts' records already read;
+positions of cohorts completed earlier link to their agent pages.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from arena_core.domain.market import Market, ResolutionKind
 from arena_core.domain.market_record import Capture, MarketRecord
 from arena_core.domain.money import ONE, ZERO
 from arena_core.domain.panel import PanelForecast
-from arena_core.domain.portfolio import Position, PositionStatus, Trade
+from arena_core.domain.portfolio import Position, PositionStatus, Trade, series_bucket
 from arena_core.ports.stores import WithLedger, WithMarkets
-from arena_core.site.charts import Point, RangeChart, range_charts
+from arena_core.site.charts import Fetch, Point, RangeChart, range_charts
 from arena_core.site.collect import CohortView, DecisionView
 
 
@@ -56,6 +58,7 @@ class MarketForecast:
 class MarketView:
     record: MarketRecord
     captures: list[Capture] = field(default_factory=list)
+    marks: list[Point] = field(default_factory=list)  # the first outcome's price, hourly
     positions: list[tuple[Position, Holder]] = field(default_factory=list)
     trades: list[MarketTrade] = field(default_factory=list)
     forecasts: list[MarketForecast] = field(default_factory=list)
@@ -100,13 +103,25 @@ def _unknown(agent_id: str) -> Holder:
 
 
 def market_views(
-    stores: MarketStores, views: Sequence[CohortView], cohorts: Sequence[Cohort]
+    stores: MarketStores,
+    views: Sequence[CohortView],
+    cohorts: Sequence[Cohort],
+    *,
+    marks_until: datetime | None = None,
 ) -> list[MarketView]:
-    """A view of every market the live cohorts hold, traded or were asked about."""
+    """A view of every market the live cohorts hold, traded or were asked about; with
+    ``marks_until`` (the pages are drawn), each with its hourly marks since the earliest of
+    these cohorts opened."""
     names = holders(cohorts)
     ids = sorted({market_id for view in views for market_id in view.markets})
     records = stores.markets.market_records(ids)
     found = {i: MarketView(r) for i, r in records.items()}
+    if marks_until is not None and views:
+        since = min(view.cohort.created_at for view in views)
+        for sheet in stores.markets.marks(since, marks_until):
+            for market_id, price in sheet.prices.items():
+                if market_id in found:
+                    found[market_id].marks.append(Point(sheet.hour, price))
     for market_id, view in found.items():
         view.captures = stores.markets.captures(market_id)
         positions = stores.ledger.positions_on(market_id)
@@ -175,10 +190,11 @@ def market_row(view: MarketView) -> dict[str, Any]:
 
 
 def price_charts(view: MarketView) -> list[RangeChart]:
-    """The first outcome's price at each capture (the ALL range; the others are the weeks the
-    captures fall in), when there is one to draw, ending at the resolution where there is one:
-    a point at what a share of that outcome paid (1, 0, or 0.50 on a split) and a mark."""
-    points = [Point(c.at, c.first_price) for c in view.captures if c.first_price is not None]
+    """The first outcome's price at each hourly mark and weekly capture (the ALL range, read
+    hourly, daily or weekly: the finest that stays light), when there is a line to draw,
+    ending at the resolution where there is one: a point at what a share of that outcome paid
+    (1, 0, or 0.50 on a split) and a mark."""
+    points = _prices(view)
     events: list[tuple[datetime, str]] = []
     paid = _paid(view)
     resolved_at = view.record.resolved_at
@@ -190,8 +206,28 @@ def price_charts(view: MarketView) -> list[RangeChart]:
         return []  # one capture is a row of the table below, not a line
     uses = dict.fromkeys(("10M", "1H", "1D", "1W", "1M", "ALL"), "week")
     name = view.market.outcomes[0].name
-    charts = range_charts([(name, {"week": points})], points[-1].at, "p", uses, events)
+    charts = range_charts([(name, _by_resolution(points))], points[-1].at, "p", uses, events)
     return [c for c in charts if c.label == "ALL"]
+
+
+def _prices(view: MarketView) -> list[Point]:
+    """The hourly marks and the captures in time order (a capture where both fall at once)."""
+    merged = {p.at: p for p in view.marks}
+    for capture in view.captures:
+        if capture.first_price is not None:
+            merged[capture.at] = Point(capture.at, capture.first_price)
+    return [merged[at] for at in sorted(merged)]
+
+
+def _by_resolution(points: Sequence[Point]) -> Fetch:
+    """The points hourly, and thinned to the last of each UTC day and week (the first point
+    kept: each line starts where the history does), for ``all_resolution`` to choose from."""
+
+    def thinned(resolution: str) -> list[Point]:
+        last = {series_bucket(p.at, resolution): p for p in points}
+        return sorted({points[0], *last.values()}, key=lambda p: p.at)
+
+    return {"hour": list(points), "day": thinned("day"), "week": thinned("week")}
 
 
 def _paid(view: MarketView) -> Decimal | None:

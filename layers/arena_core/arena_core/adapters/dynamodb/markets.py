@@ -1,9 +1,12 @@
 """Market state on DynamoDB: the latest known market (as JSON: recorded prices can exceed
 DynamoDB's 38 digits), its count of open positions, which trades and settlements move, and its
-membership of the markets to resolve, from its first position until it is marked resolved."""
+membership of the markets to resolve, from its first position until it is marked resolved; its
+prices at each weekly capture (an item per market and capture) and at each hour's mark (one
+item an hour for every held market)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -11,7 +14,12 @@ from arena_core.adapters.dynamodb import schema as k
 from arena_core.adapters.dynamodb.codec import from_attributes, to_attributes
 from arena_core.adapters.dynamodb.table import ConditionFailed, Expr, Table
 from arena_core.domain.market import Market
-from arena_core.domain.market_record import Capture, MarketObservation, MarketRecord
+from arena_core.domain.market_record import (
+    Capture,
+    HourlyMarks,
+    MarketObservation,
+    MarketRecord,
+)
 from arena_core.ports.market_store import MarketStore
 
 HISTORY = "observations"  # the market's observed states: a list of JSON texts
@@ -104,3 +112,26 @@ class DynamoMarketStore(MarketStore):
     def captures(self, market_id: str) -> list[Capture]:
         items = self.table.partition(f"{k.MARKET_CAPTURES}{market_id}", "")
         return [Capture.model_validate_json(from_attributes(i)["capture"]) for i in items]
+
+    def record_marks(self, marks: HourlyMarks) -> None:
+        """One PutItem: the prices as compact JSON text by market id (recorded prices can
+        exceed DynamoDB's 38 digits; a sheet of a hundred markets stays under 2 KB)."""
+        if not marks.prices:
+            return
+        prices = json.dumps(
+            {market_id: str(price) for market_id, price in marks.prices.items()},
+            separators=(",", ":"),
+        )
+        item = {**k.marks_key(marks.hour), "entity": "marks", "prices": prices}
+        self.table.put(to_attributes(item))
+
+    def marks(self, start: datetime, end: datetime) -> list[HourlyMarks]:
+        """One Query of the hours' partition, eventually consistent (a sheet is written by its
+        hour's first pass, at least minutes before a publication reads it)."""
+        items = self.table.partition(
+            k.MARKS, between=(k.stamp(start), k.stamp(end)), consistent=False
+        )
+        return [
+            HourlyMarks(hour=k.parse_stamp(fields[k.SK]), prices=json.loads(fields["prices"]))
+            for fields in map(from_attributes, items)
+        ]

@@ -33,6 +33,7 @@ PANEL = "PANEL#"  # a cohort's forecast-panel questions and scores
 LINEUP = "LINEUP"  # the lineup releases, one item each
 JOBS = "JOBS"  # when each scheduled job last ran
 FINALS = "FINALS"  # completed cohorts' final snapshots summed per family
+MARKS = "MARKS"  # each hour's sheet of the held markets' prices, one item an hour
 # Sort keys and sort key prefixes.
 COHORT_ITEM = "COHORT"
 PROFILE = "PROFILE"
@@ -268,3 +269,7 @@ def job_key(job: str) -> dict[str, str]:
 
 def capture_key(market_id: str, at: datetime) -> dict[str, str]:
     return key(f"{MARKET_CAPTURES}{market_id}", stamp(at))
+
+
+def marks_key(hour: datetime) -> dict[str, str]:
+    return key(MARKS, stamp(hour))
