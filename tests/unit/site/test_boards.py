@@ -163,6 +163,19 @@ def test_an_undecided_pair_never_reads_as_already_separated() -> None:
     assert pairwise.more_needed(replace(undecided, more_weeks=None)) == "no difference observed"
 
 
+def test_a_detectable_difference_beyond_what_the_measure_allows_says_so() -> None:
+    """Two weeks give a t with one degree of freedom: the detectable Brier difference came out
+    as 17.88, where no two forecasters can differ by more than 1."""
+    pair = _pair(Verdict.UNDECIDED, -0.09, 0.08, 3)
+    assert pairwise.detectable(pair) == "0.0600"
+    assert pairwise.detectable(replace(pair, detectable=17.88)) == (
+        "beyond the measure's range (±1)"
+    )
+    assert pairwise.detectable(replace(pair, detectable=None)) == "—"
+    peer = replace(pair, measure="peer_score", detectable=117.5)
+    assert pairwise.detectable(peer) == "117.5000"  # an unbounded measure: always a number
+
+
 def test_matrix_cells_read_row_minus_column_and_carry_no_interval_below_the_minimum() -> None:
     pair = _pair(Verdict.TOO_FEW, None, None, None)
     (matrix,) = pairwise.matrices([pair], {"a": "A", "b": "B"})

@@ -9,11 +9,15 @@ says how many more weeks would call it if its difference held, never "none".
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from arena_core.analysis.figures import BRIER, PEER
 from arena_core.analysis.pairs import PairResult, Verdict
 
+# The widest |A - B| each measure allows: its range's width (a Brier lies in [0, 1]).
+WIDEST = {m.name: m.bounds[1] - m.bounds[0] for m in (BRIER, PEER)}
 MEASURES: dict[str, tuple[str, str]] = {
     # measure: (title, the better direction)
     "peer_score": ("Mean peer score, on panel questions both answered", "higher"),
@@ -53,6 +57,7 @@ class PairLine:
     pair: PairResult
     verdict: str
     more_needed: str
+    detectable: str = "—"
 
 
 def _cell(pair: PairResult | None, flipped: bool) -> Cell:
@@ -111,6 +116,18 @@ def verdict(pair: PairResult, names: Mapping[str, str]) -> str:
     return f"{names.get(winner, winner)} better"
 
 
+def detectable(pair: PairResult) -> str:
+    """The smallest difference this sample would call, or that it exceeds any difference the
+    measure allows (a t with one degree of freedom does that: a Brier pair over two weeks
+    was seen to need 17.9, on a measure where no two forecasters differ by more than 1)."""
+    if pair.detectable is None:
+        return "—"
+    widest = WIDEST.get(pair.measure, math.inf)
+    if pair.detectable > widest:
+        return f"beyond the measure's range (±{widest:g})"
+    return f"{pair.detectable:.4f}"
+
+
 def more_needed(pair: PairResult) -> str:
     """How far the pair is from a verdict, in weeks: what a pair below the minimum lacks, the
     weeks an undecided one needs if its difference held, a dash once decided."""
@@ -132,6 +149,7 @@ def lines(pairs: Sequence[PairResult], names: Mapping[str, str]) -> list[PairLin
             p,
             verdict(p, names),
             more_needed(p),
+            detectable(p),
         )
         for p in pairs
     ]
