@@ -19,11 +19,12 @@ import pytest
 
 from arena_core.analysis.figures import Rules
 from arena_core.domain.lineup import AgentKind
-from arena_core.domain.portfolio import TradeKind
+from arena_core.domain.portfolio import PortfolioSnapshot, Position, TradeKind
 from arena_core.site.boards import build
 from arena_core.site.collect import LeaderboardData
 from arena_core.site.exports import FORMULA_TRIGGERS, cell, to_csv, to_json
-from arena_core.site.render import SiteRenderer
+from arena_core.site.live import live_values
+from arena_core.site.render import LIVE_AGENT_FIGURES, LIVE_POSITION_FIGURES, SiteRenderer
 
 TRIGGERS = ("=", "+", "-", "@", "\t", "\r")  # the leading characters this module tests
 PAGE_TRIGGERS = ("=", "+", "-", "@", "＝", "＋", "－", "＠")  # what the data page lists
@@ -105,17 +106,45 @@ def test_a_lone_surrogate_never_reaches_an_export() -> None:
     assert row["reasoning"] == "'=\ufffd"
 
 
-def test_the_data_page_states_the_rule() -> None:
-    assert FORMULA_TRIGGERS == PAGE_TRIGGERS  # the page below lists them: change both together
+def _empty_board() -> LeaderboardData:
     nothing = {
         name: to_csv(name, [])
         for name in ("families", "forecasts", "family_returns", "position_returns")
     }
-    empty = LeaderboardData("v1", [], [], {}, build(nothing, "v1", Rules()), Rules())
-    page = SiteRenderer(NOW).global_files([empty], [])["data/index.html"].decode()
+    return LeaderboardData("v1", [], [], {}, build(nothing, "v1", Rules()), Rules())
+
+
+def test_the_data_page_states_the_rule() -> None:
+    assert FORMULA_TRIGGERS == PAGE_TRIGGERS  # the page below lists them: change both together
+    page = SiteRenderer(NOW).global_files([_empty_board()], [])["data/index.html"].decode()
     text = " ".join(page.split())
     for character in PAGE_TRIGGERS:
         assert f"<code>{character}</code>" in text
     assert "tab" in text and "carriage return" in text and "leading blanks" in text
     assert "apostrophe" in text
     assert "JSON files keep the raw text" in text
+
+
+def test_the_data_page_names_every_figure_of_the_live_files() -> None:
+    """``data/live/<cohort_id>.json`` is described on the data page, figure by figure, as the
+    files are written (an agent's and a position's)."""
+    snapshot = PortfolioSnapshot(
+        agent_id="c.a", cohort_id="c", family_id="a", taken_at=datetime(2026, 1, 1, tzinfo=UTC),
+        cash=Decimal(1), positions_value=Decimal(0), total_value=Decimal(1),
+        total_pnl=Decimal(0), total_pnl_pct=Decimal(0), brier=None, resolved_bets=0,
+        open_positions=0,
+    )  # fmt: skip
+    position = Position(
+        position_id="p1", agent_id="c.a", cohort_id="c", market_id="m", side="YES",
+        shares=Decimal(2), cost_basis=Decimal(1), opened_at=snapshot.taken_at, opened_by="t",
+    )  # fmt: skip
+    values = live_values({"c.a": snapshot}, {"c.a": [position]}, {})
+    assert {key.split("/")[1] for key in values if key.startswith("c.a/")} == set(
+        LIVE_AGENT_FIGURES
+    )
+    assert {key.split("/")[1] for key in values if key.startswith("p1/")} == set(
+        LIVE_POSITION_FIGURES
+    )
+    text = SiteRenderer(NOW).global_files([_empty_board()], [])["data/index.html"].decode()
+    assert "live/&lt;cohort_id&gt;.json" in text
+    assert all(name in text for name in (*LIVE_AGENT_FIGURES, *LIVE_POSITION_FIGURES))

@@ -53,6 +53,11 @@ HERE = Path(__file__).parent
 RECENT_DECISIONS = 5
 EMPTY_CALIBRATION = Calibration((), (), None, None)
 RECENT_COHORTS = 12  # rows of a model page's cohort table: page weight stays flat with history
+# The figures of a live cohort's JSON (``site/live.py``), named on the data page.
+LIVE_AGENT_FIGURES = (
+    "cash", "positions_value", "total_value", "total_pnl", "total_pnl_pct", "brier", "trades",
+)  # fmt: skip
+LIVE_POSITION_FIGURES = ("status", "shares", "price", "value", "realized_pnl")
 
 
 def _fixed(value: Decimal | None, places: str) -> str:
@@ -278,6 +283,7 @@ class SiteRenderer:
                 cohort_tables=cohort_tables,
                 panel_tables=tuple(PANEL_TABLES),
                 weeks=universe_weeks,
+                live_figures=(LIVE_AGENT_FIGURES, LIVE_POSITION_FIGURES),
                 **common,
             ),
             "data/cohorts.json": _cohorts_json(cohorts),
