@@ -17,7 +17,7 @@ from tests.support.imports import Edge, cycles, edges, modules
 
 LAYER_ROOT = ROOT / "layers" / "arena_core"
 ORDER: tuple[tuple[str, ...], ...] = (
-    ("errors", "constants"),
+    ("errors", "constants", "code"),
     ("domain",),
     ("scoring",),
     ("analysis",),

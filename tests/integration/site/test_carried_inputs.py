@@ -20,6 +20,7 @@ from arena_core.ports.stores import ViewStore
 from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
+from arena_core.site import inputs
 from arena_core.site.carried import CARRIED, Carried
 from arena_core.site.collect import SiteCollector
 from arena_core.site.tables import GLOBAL_TABLES
@@ -193,3 +194,40 @@ def test_a_completed_cohort_is_read_for_its_positions_once_even_with_none(
     service.run(BOARD)
     done = completed[0].cohort_id
     assert not [ids for ids in read if any(i.startswith(f"{done}.") for i in ids)]
+
+
+def test_a_tick_with_no_bet_scored_or_matured_formats_no_forecast(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The forecasts table's digest is kept with what it was computed from: a tick in which no
+    bet was scored and none matured neither formats nor analyses a forecast; one after bets
+    were scored does, and publishes what a publication reading everything publishes (a
+    forecast maturing changes the key: ``tests/unit/site/test_inputs_key.py``)."""
+    scenario = build(tmp_path / "unused", weeks=1)  # its bets not scored yet
+    service, _ = _service(scenario, tmp_path / "site")
+    service.run(DAILY)
+    made: list[int] = []
+    original = inputs.forecast_rows
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        found = original(*args, **kwargs)
+        made.append(len(found))
+        return found
+
+    monkeypatch.setattr(inputs, "forecast_rows", counted)
+    _tick(scenario)
+    service.run(BOARD)
+    assert made == []
+
+    def scored() -> int:
+        return sum(a.scored_bets for a in scenario.stores.views.family_aggregates().values())
+
+    before = scored()
+    _resolve_everything(scenario)  # the live cohort's bets are scored
+    assert scored() > before
+    service.run(BOARD)
+    assert made == [scored()]
+    fresh, _ = _service(scenario, tmp_path / "fresh")
+    fresh.run(BOARD)
+    for path in ("index.html", "data/forecasts.csv", "data/leaderboard.csv"):
+        assert (tmp_path / "site" / path).read_bytes() == (tmp_path / "fresh" / path).read_bytes()

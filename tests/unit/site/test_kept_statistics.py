@@ -114,7 +114,7 @@ def test_anything_else_is_analysed_again(monkeypatch: pytest.MonkeyPatch, change
     elif change == "rules":
         rules = type(RULES)(min_forecasts=7, min_cohorts=2, min_weeks=2, min_events=2)
     elif change == "code":
-        monkeypatch.setattr(stored, "code_digest", lambda: "other code")
+        monkeypatch.setattr(boards, "code_digest", lambda: "other code")
     else:
         key, _ = kept["v1/bets"]
         kept["v1/bets"] = (key, "{not json")

@@ -7,13 +7,12 @@ written as Python writes them (the shortest text that reads back to the same dou
 included), tuples, mappings, enums and nested dataclasses are rebuilt from the dataclasses'
 own annotations, and a measure is stored by its name.
 
-A stored board is tied to the code that computed it: ``CODE`` digests the analysis package's
-source, and a store keyed with it is never read by other code.
+A stored board is tied to the code that computed it (``arena_core.code``): its key holds the
+package's digest, so other code never reads it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import types
@@ -21,7 +20,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields, is_dataclass
 from enum import Enum
 from functools import cache
-from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from arena_core.analysis import figures
@@ -30,15 +28,6 @@ from arena_core.analysis.figures import Measure
 from arena_core.errors import DatasetError
 
 MEASURES = {m.name: m for m in vars(figures).values() if isinstance(m, Measure)}
-
-
-@cache
-def code_digest() -> str:
-    """The analysis package's source, digested: a board stored by other code is not read."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
 
 
 def dump_board(board: Board) -> str:

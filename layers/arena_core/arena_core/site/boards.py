@@ -25,9 +25,11 @@ from arena_core.analysis.dataset import Bet, CohortRecord, Family, PanelEntry
 from arena_core.analysis.families import FamilyResult
 from arena_core.analysis.figures import BRIER, PEER, Rules
 from arena_core.analysis.rows import PositionPnl
+from arena_core.code import code_digest
 from arena_core.domain.coherence import CoherenceSummary, TradeCoherence, coherence_summary
 from arena_core.domain.money import ZERO
 from arena_core.errors import DatasetError
+from arena_core.ports.publisher import digest as digest_of
 
 V1, V1_PANEL = "v1", "v1+panel"
 INPUT_TABLES = ("forecasts", "family_returns", "position_returns", "families")
@@ -269,15 +271,20 @@ Kept = dict[str, tuple[str, str]]  # "methodology/part" -> (the inputs' digest, 
 
 
 def _bets_part(
-    tables: Mapping[str, bytes], methodology: str, rules: Rules, kept: Kept
+    tables: Mapping[str, bytes],
+    methodology: str,
+    rules: Rules,
+    kept: Kept,
+    digests: Mapping[str, str],
 ) -> _BetsPart:
     """The forecasts' statistics: as kept when computed from the same forecasts and families
     by the same code under the same rules, else computed (then kept)."""
     digest = hashlib.sha256()
-    for text in (stored.code_digest(), methodology, repr(rules)):
+    for text in (code_digest(), methodology, repr(rules)):
         digest.update(text.encode() + b"\0")
     for name in ("families", "forecasts"):
-        digest.update(hashlib.sha256(tables.get(name, b"")).digest())
+        known = digests.get(name) or digest_of(tables.get(name, b""))
+        digest.update(known.encode() + b"\0")
     key, slot = digest.hexdigest(), f"{methodology}/bets"
     if slot in kept and kept[slot][0] == key:
         try:
@@ -295,12 +302,18 @@ def _bets_part(
 
 
 def build(
-    tables: Mapping[str, bytes], methodology: str, rules: Rules, kept: Kept | None = None
+    tables: Mapping[str, bytes],
+    methodology: str,
+    rules: Rules,
+    kept: Kept | None = None,
+    digests: Mapping[str, str] | None = None,
 ) -> BoardResult:
     """The methodology's leaderboard from the CSV of its input tables. ``kept``: the
     forecasts' statistics kept from an earlier call, read when its forecasts are the same and
-    updated otherwise (the site's, between publications; the result is the same either way)."""
-    part = _bets_part(tables, methodology, rules, {} if kept is None else kept)
+    updated otherwise (the site's, between publications; the result is the same either way);
+    ``digests``: the tables' digests where known (a table is then read only if its statistics
+    are not kept: ``tables`` may compute its CSV on demand)."""
+    part = _bets_part(tables, methodology, rules, {} if kept is None else kept, digests or {})
     inputs = read_inputs(tables, methodology, bets=False)
     models = {f.family_id for f in inputs.families if f.kind == "llm"}
     bets = with_returns(

@@ -48,7 +48,7 @@ from arena_core.ports.stores import (
     WithViews,
 )
 from arena_core.ports.view_store import ViewStore
-from arena_core.site import exports, inputs
+from arena_core.site import inputs
 from arena_core.site.boards import BoardResult, Kept, Row, build
 from arena_core.site.charts import RangeChart
 from arena_core.site.decision_details import DecisionDetails, read_details
@@ -59,6 +59,7 @@ from arena_core.site.series import (
     pnl_charts,
     return_charts,
 )
+from arena_core.site.table_memo import Csvs, Table
 
 
 @dataclass(frozen=True)
@@ -167,10 +168,9 @@ class LeaderboardData:
     methodology: str
     cohorts: list[Cohort]
     families: list[FamilyView]
-    inputs: dict[str, list[inputs.Row]]  # table name -> rows, as published
+    inputs: dict[str, Table]  # the input tables, by name, as published
     result: BoardResult
     rules: Rules
-    csv: dict[str, bytes] = field(default_factory=dict)  # the input tables' CSV, as computed
 
     def family(self, family_id: str) -> FamilyView | None:
         return next((f for f in self.families if f.spec.family_id == family_id), None)
@@ -340,8 +340,7 @@ class SiteCollector:
         scores = [
             b for spec in specs for b in reads.scores.get(spec.family_id, []) if b.cohort_id in ids
         ]
-        tables = {
-            "forecasts": inputs.forecast_rows(version, scores, self.now),
+        rows = {
             "family_returns": inputs.return_rows(
                 version,
                 {s.family_id: latest.get(s.family_id, []) for s in specs},
@@ -353,9 +352,11 @@ class SiteCollector:
             "families": inputs.family_rows(version, specs),
         }
         if version == Methodology.V1_PANEL:
-            tables |= self._panel_tables(version, cohorts, specs)
-        published = {name: exports.to_csv(name, rows) for name, rows in tables.items()}
-        result = build(published, version, self._rules, self._kept)
+            rows |= self._panel_tables(version, cohorts, specs)
+        tables = {name: Table.of(name, found) for name, found in rows.items()}
+        tables["forecasts"] = self._forecasts(version, scores)
+        digests = {name: table.digest for name, table in tables.items()}
+        result = build(Csvs(tables), version, self._rules, self._kept, digests)
         views = [
             FamilyView(
                 spec,
@@ -368,7 +369,25 @@ class SiteCollector:
         ]
         order = {row.family_id: i for i, row in enumerate(result.rows)}
         views.sort(key=lambda v: order.get(v.spec.family_id, len(order)))
-        return LeaderboardData(version, cohorts, views, tables, result, self._rules, published)
+        return LeaderboardData(version, cohorts, views, tables, result, self._rules)
+
+    def _forecasts(self, version: str, scores: Sequence[BetScore]) -> Table:
+        """The forecasts table, its rows and CSV computed only when needed: its digest is kept
+        with what it was computed from (the scores and which have matured), so a publication
+        in which no bet was scored and none matured neither formats a row nor analyses one."""
+
+        def rows() -> list[inputs.Row]:
+            return inputs.forecast_rows(version, scores, self.now)
+
+        if self._kept is None:
+            return Table("forecasts", rows)
+        key = inputs.forecasts_key(version, scores, self.now)
+        slot = f"{version}/forecasts.csv"
+        earlier = self._kept.get(slot)
+        known = earlier[1] if earlier is not None and earlier[0] == key else None
+        table = Table("forecasts", rows, digest=known)
+        self._kept[slot] = (key, table.digest)
+        return table
 
     def _panel_tables(
         self, version: str, cohorts: Sequence[Cohort], specs: Sequence[AgentSpec]

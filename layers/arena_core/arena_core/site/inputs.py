@@ -9,12 +9,14 @@ passed at publication; a cohort once it completed and every market it held has.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from arena_core.analysis.rows import Forecast
+from arena_core.code import code_digest
 from arena_core.domain.cohort import Cohort, CohortStatus, week_start_for
 from arena_core.domain.lineup import AgentSpec
 from arena_core.domain.market import Market
@@ -38,6 +40,16 @@ def _cohort_week(cohort_id: str) -> str:
 def matured(closes_at: datetime | None, now: datetime) -> bool:
     """Its scheduled end has passed (an unknown end counts as passed once resolved)."""
     return closes_at is None or closes_at <= now
+
+
+def forecasts_key(methodology: str, scores: Iterable[BetScore], now: datetime) -> str:
+    """What ``forecast_rows`` (and the forecasts table's CSV) are computed from: the code, the
+    methodology, and each score (a score is written once, under its trade id) with whether it
+    has matured by ``now``: equal keys, equal tables."""
+    digest = hashlib.sha256(f"{code_digest()}\0{methodology}\0".encode())
+    for score in scores:
+        digest.update(f"{score.trade_id}\0{int(matured(score.closes_at, now))}\0".encode())
+    return digest.hexdigest()
 
 
 def forecast_rows(methodology: str, scores: Iterable[BetScore], now: datetime) -> list[Row]:

@@ -46,7 +46,7 @@ from arena_core.site.reliability import reliability_diagram
 from arena_core.site.results import forecast_results, trade_results
 from arena_core.site.schema_panel import PANEL_TABLES
 from arena_core.site.series import cohort_charts
-from arena_core.site.table_memo import TableMemo, joined_csv
+from arena_core.site.table_memo import Table, TableMemo, joined
 from arena_core.site.universes import run_weeks
 
 HERE = Path(__file__).parent
@@ -233,10 +233,8 @@ class SiteRenderer:
                 versions=[b.methodology for b in boards],
             )
         }
-        for table, rows in global_tables(boards).items():
-            parts = [b.csv[table] for b in boards if table in b.csv]
-            csv = joined_csv(parts) if parts and len(parts) == len(boards) else None
-            files.update(self._tables.files("data", table, rows, csv))
+        for table in global_tables(boards):
+            files.update(self._tables.files("data", table))
         return files
 
     def global_files(
@@ -457,15 +455,18 @@ def values_as_of(boards: Sequence[LeaderboardData]) -> datetime | None:
     return max(moments, default=None)
 
 
-def global_tables(boards: Sequence[LeaderboardData]) -> dict[str, list[dict[str, Any]]]:
+def global_tables(boards: Sequence[LeaderboardData]) -> list[Table]:
     """Every site-wide table: the input tables as published, then what is computed from them,
     each holding the rows of every leaderboard (the current methodology first)."""
     found = {
-        name: [row for b in boards for row in b.inputs.get(name, [])]
+        name: joined(name, [b.inputs.get(name) or Table.of(name, []) for b in boards])
         for name in tables.INPUT_TABLES
     }
-    found |= tables.output_tables([b.result for b in boards])
-    return {name: found[name] for name in tables.GLOBAL_TABLES}
+    found |= {
+        name: Table.of(name, rows)
+        for name, rows in tables.output_tables([b.result for b in boards]).items()
+    }
+    return [found[name] for name in tables.GLOBAL_TABLES]
 
 
 def cohort_models(

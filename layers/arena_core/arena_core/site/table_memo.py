@@ -18,12 +18,50 @@ is written again by the next one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import cached_property
 
-from arena_core.ports.publisher import digest
+from arena_core.ports.publisher import digest as digest_of
 from arena_core.site import exports
 
 Written = tuple[str, str]  # (the CSV's digest, the JSON's digest) when the JSON was written
+
+
+class Table:
+    """A site-wide table: its rows and its CSV, each computed on first use. ``digest``: the
+    CSV's digest when it is known without computing it (the forecasts', kept between
+    publications with what they were computed from: ``site/collect.py``)."""
+
+    def __init__(
+        self,
+        name: str,
+        rows: Callable[[], Sequence[exports.Row]],
+        *,
+        csv: Callable[[], bytes] | None = None,
+        digest: str | None = None,
+    ) -> None:
+        self.name = name
+        self._rows = rows
+        self._csv = csv
+        self._digest = digest
+
+    @classmethod
+    def of(cls, name: str, rows: Sequence[exports.Row]) -> Table:
+        return cls(name, lambda: rows)
+
+    @cached_property
+    def rows(self) -> Sequence[exports.Row]:
+        return self._rows()
+
+    @cached_property
+    def csv(self) -> bytes:
+        return self._csv() if self._csv is not None else exports.to_csv(self.name, self.rows)
+
+    @property
+    def digest(self) -> str:
+        if self._digest is None:
+            self._digest = digest_of(self.csv)
+        return self._digest
 
 
 class TableMemo:
@@ -33,25 +71,54 @@ class TableMemo:
         self._published = published
         self._written = written
 
-    def files(
-        self, prefix: str, table: str, rows: Sequence[exports.Row], csv: bytes | None = None
-    ) -> dict[str, bytes]:
+    def files(self, prefix: str, table: Table) -> dict[str, bytes]:
         """The table's files (as ``exports.table_files``), or none when both are published as
-        they would be written now. ``csv``: the table's CSV when already computed."""
-        body = exports.to_csv(table, rows) if csv is None else csv
-        csv_path, json_path = f"{prefix}/{table}.csv", f"{prefix}/{table}.json"
-        key = f"{prefix}/{table}"
-        csv_digest = digest(body)
+        they would be written now (then neither its rows nor its CSV need be computed, when
+        its digest is known)."""
+        csv_path, json_path = f"{prefix}/{table.name}.csv", f"{prefix}/{table.name}.json"
+        key = f"{prefix}/{table.name}"
         earlier = self._written.get(key)
         if (
-            self._published.get(csv_path) == csv_digest
+            self._published.get(csv_path) == table.digest
             and earlier is not None
-            and earlier == (csv_digest, self._published.get(json_path))
+            and earlier == (table.digest, self._published.get(json_path))
         ):
             return {}
-        data = exports.to_json(table, rows)
-        self._written[key] = (csv_digest, digest(data))
-        return {csv_path: body, json_path: data}
+        data = exports.to_json(table.name, table.rows)
+        self._written[key] = (table.digest, digest_of(data))
+        return {csv_path: table.csv, json_path: data}
+
+
+class Csvs(Mapping[str, bytes]):
+    """Tables by name as their CSV, each computed when first read (``boards.build`` reads
+    the forecasts only when their statistics are not kept)."""
+
+    def __init__(self, tables: Mapping[str, Table]) -> None:
+        self._tables = tables
+
+    def __getitem__(self, name: str) -> bytes:
+        return self._tables[name].csv
+
+    def __contains__(self, name: object) -> bool:  # without computing the CSV
+        return name in self._tables
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tables)
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+
+def joined(name: str, parts: Sequence[Table]) -> Table:
+    """One table of several tables' rows, in order (each methodology's): the table itself when
+    there is one part."""
+    if len(parts) == 1:
+        return parts[0]
+    return Table(
+        name,
+        lambda: [row for part in parts for row in part.rows],
+        csv=lambda: joined_csv([part.csv for part in parts]),
+    )
 
 
 def joined_csv(parts: Sequence[bytes]) -> bytes:
