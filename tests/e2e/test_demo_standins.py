@@ -13,13 +13,14 @@ import csv
 import io
 import json
 import threading
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 
 from arena_core.domain.lineup import LINEUP_V1
 from arena_local.demo.main import DemoOutcome, DemoRequest, run_demo
+from arena_local.demo.runner import RunOptions
 
 COHORT = "c2026-03-01"
 STAND_INS = {f"standin-{family.id}" for family in LINEUP_V1}
@@ -33,7 +34,9 @@ def rows(path: Path) -> list[dict[str, str]]:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoOutcome, Path, str]:
     out = tmp_path_factory.mktemp("standins") / "site"
-    request = DemoRequest(weeks=1, seed=7, out=out, offline=True, start=date(2026, 3, 1))
+    request = DemoRequest(  # the lineup, not marking: a third of the passes (suite time)
+        weeks=1, seed=7, out=out, offline=True, start=date(2026, 3, 1), pass_minutes=30
+    )
     printed = io.StringIO()
     with pytest.MonkeyPatch.context() as patch:  # no real models: the stand-ins run
         patch.delenv("OPENROUTER_API_KEY", raising=False)
@@ -44,7 +47,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoOutcome, Path, s
 def test_the_cohort_freezes_the_stand_ins_beside_the_baselines(
     demo: tuple[DemoOutcome, Path, str],
 ) -> None:
-    _, out, _ = demo
+    outcome, out, _ = demo
+    assert outcome.clean.tally.snapshots == 7 * 24 * 2  # every 30 minutes, as asked
     agents = rows(out / "data" / "cohorts" / COHORT / "agents.csv")
     assert {a["family_id"] for a in agents} == STAND_INS | BASELINES
     for agent in (a for a in agents if a["family_id"] in STAND_INS):
@@ -90,3 +94,16 @@ def test_the_leaderboard_and_printout_mark_them_as_simulated(
     assert len(marked) == len(STAND_INS)
     assert all("(simulated)" in line for line in marked)
     assert "simulated, not the real models" in printed
+
+
+@pytest.mark.parametrize("minutes", [0, 5, 15, 45, 120])
+def test_a_pass_cadence_that_would_not_close_every_hour_is_refused(minutes: int) -> None:
+    with pytest.raises(ValueError, match="10, 20, 30 or 60"):
+        RunOptions(
+            weeks=1,
+            seed=7,
+            start=datetime(2026, 3, 1, tzinfo=UTC),
+            site_dir=Path("site"),
+            lineup=(),
+            pass_minutes=minutes,
+        )

@@ -27,7 +27,13 @@ Rows = list[dict[str, Any]]
 def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("demo") / "site"
     request = DemoRequest(
-        weeks=1, seed=7, out=out, agents=("baselines",), offline=True, start=date(2026, 3, 1)
+        weeks=1,
+        seed=7,
+        out=out,
+        agents=("baselines",),
+        offline=True,
+        start=date(2026, 3, 1),
+        pass_minutes=30,  # commitments, not marking: a third of the passes (suite time)
     )
     run_demo(request, io.StringIO())
     return out

@@ -58,6 +58,7 @@ class DemoRequest:
     site_refresh_minutes: int = 10080
     dynamodb_endpoint: str | None = None
     methodology: Methodology = Methodology.V1
+    pass_minutes: int = 10  # snapshot passes this often (tests: fewer, see RunOptions)
 
 
 def llm_options(request: DemoRequest) -> LLMOptions | None:
@@ -208,6 +209,7 @@ def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
         site_refresh_minutes=request.site_refresh_minutes,
         dynamodb_endpoint=request.dynamodb_endpoint,
         methodology=request.methodology,
+        pass_minutes=request.pass_minutes,
         # What the site must say is simulated: the clock and the prices always; the markets
         # when they are recorded ones replayed (live Gamma markets are today's).
         simulation="clock,prices" if markets.live else "clock,prices,replayed-markets",
