@@ -16,7 +16,11 @@ nothing in it is secret) and the next one starts from it:
   onward (that bucket included: the newest bucket of a resolution is rewritten until it closes);
   raw 10-minute points change every pass and are read as before, for the last day only;
 - the home page's latest decisions (they change with a decision run, whose publication reads
-  the cohorts' records in full) are carried for the publications that do not read them.
+  the cohorts' records in full) are carried for the publications that do not read them;
+- what the publication computed rather than read: the digests of each site-wide table's files
+  as written (``site/table_memo.py``: a table is written again only when it changed), and the
+  forecasts' table digest and statistics with the digest of what they were computed from
+  (``site/boards.py``: a tick with no bet scored or matured neither formats nor analyses one).
 
 A file that is missing, unreadable or of another version is treated as empty: the publication
 reads everything, as before, and carries it from then on.
