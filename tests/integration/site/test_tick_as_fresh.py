@@ -1,0 +1,209 @@
+"""Red-team of the board tick (review 31): whatever the carried state, the kept statistics and
+the tables left out of a publication (``site/table_memo.py``), the site a tick leaves behind is
+the one a fresh publication (no carried state, a new folder) writes for the same stores and
+time: two methodologies, forecasts maturing between ticks, rules changed, a carried file that
+cannot be read, and a publication that fails half-way."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Mapping
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from arena_core.adapters.site_publishers import LocalFolderPublisher, state_folder
+from arena_core.analysis.figures import Rules
+from arena_core.domain.cohort import Cohort, CohortStatus
+from arena_core.domain.lineup import default_lineup
+from arena_core.domain.market import MarketStatus, ResolutionKind
+from arena_core.domain.panel import Methodology
+from arena_core.errors import PersistenceError
+from arena_core.ports.clock import FixedClock
+from arena_core.ports.publisher import INTERNAL, PublishReport, digest
+from arena_core.services.decide import DecideRequest, DecideService, DecideSettings
+from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService, Scope
+from arena_core.services.resolution import ResolutionService
+from arena_core.services.snapshot import SnapshotService
+from arena_core.services.weekly_run import PrepareRunService, RunRequest
+from arena_core.site.carried import CARRIED
+from arena_core.site.tables import GLOBAL_TABLES
+from arena_local.memory import InMemoryBlobStore, memory_stores
+from tests.integration.site.test_panel_site import PANEL, responder, week_markets, winner
+from tests.support.builders import WEEK0, resolved
+from tests.support.markets import StaticMarketSource
+from tests.support.scenario import Scenario, build
+
+LOW = Rules(min_forecasts=4, min_cohorts=1, min_weeks=1, min_events=2)
+PAGES = ("index.html",)
+TABLE_FILES = tuple(f"data/{t}.{kind}" for t in GLOBAL_TABLES for kind in ("csv", "json"))
+
+
+class FailingPublisher(LocalFolderPublisher):
+    """Writes the first ``after`` changed files (in the order a publisher writes them: sorted),
+    then fails, before the manifest is written: a publication that fails half-way."""
+
+    def __init__(self, root: Path, after: int) -> None:
+        super().__init__(root)
+        self._after = after
+
+    def publish(self, files: Mapping[str, bytes]) -> PublishReport:
+        known = self.published()
+        changed = sorted(p for p, body in files.items() if known.get(p) != digest(body))
+        for path in changed[: self._after]:
+            target = self._target(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(files[path])
+        raise PersistenceError("the upload failed half-way")
+
+
+def _publish(
+    scenario: Scenario, site: Path, scope: Scope, rules: Rules | None = LOW, after: int = -1
+) -> None:
+    publisher = LocalFolderPublisher(site) if after < 0 else FailingPublisher(site, after)
+    service = PublishSiteService(scenario.stores, publisher, scenario.blobs, scenario.clock, rules)
+    service.run(scope)
+
+
+def _assert_as_fresh(
+    scenario: Scenario, site: Path, fresh: Path, scope: Scope = BOARD, rules: Rules | None = LOW
+) -> None:
+    _publish(scenario, fresh, scope, rules)
+    differ = [
+        path
+        for path in (*PAGES, *TABLE_FILES)
+        if (site / path).is_file() != (fresh / path).is_file()
+        or ((fresh / path).is_file() and (site / path).read_bytes() != (fresh / path).read_bytes())
+    ]
+    assert differ == [], differ
+
+
+def _tick(scenario: Scenario, minutes: int = 10) -> None:
+    scenario.clock.set(scenario.clock.now() + timedelta(minutes=minutes))
+    SnapshotService(scenario.stores, scenario.source, scenario.clock).run()
+
+
+def _resolve_everything(scenario: Scenario) -> None:
+    for market in list(scenario.source.markets.values()):
+        if market.status is MarketStatus.OPEN:
+            scenario.source.set(resolved(market, ResolutionKind.WINNER, market.sides[0]))
+    ResolutionService(scenario.stores, scenario.source, scenario.clock).run()
+
+
+def _panel_scenario(site: Path) -> Scenario:
+    """One v1 week then two v1+panel weeks (``test_panel_site``'s), the last week's markets
+    resolved but not all matured: their scheduled end is 3 days after the run."""
+    stores, blobs = memory_stores(), InMemoryBlobStore()
+    clock = FixedClock(WEEK0)
+    source = StaticMarketSource([])
+    for week in range(3):
+        start = WEEK0 + timedelta(weeks=week)
+        version = Methodology.V1 if week == 0 else Methodology.V1_PANEL
+        cohort = Cohort.open(start, default_lineup(), version)
+        stores.cohorts.create_cohort(cohort, cohort.agents())
+        run_at = start + timedelta(minutes=5)
+        clock.set(run_at)
+        for market in week_markets(week, run_at):
+            source.set(market)
+        run = PrepareRunService(stores, source, blobs, clock, panel=PANEL).prepare(RunRequest())
+        decide = DecideService(stores, blobs, clock, DecideSettings(panel=PANEL))
+        for item in run.items:
+            request = DecideRequest(item.agent_id, item.run_at, item.universe_ref, "o")
+            decide.decide(request, responder)
+        SnapshotService(stores, source, clock).run()
+        for market in week_markets(week, run_at):
+            source.set(resolved(market, ResolutionKind.WINNER, winner(market.market_id)))
+        # The last week resolves a day after its run: its scheduled ends (3 days) not passed yet.
+        clock.set(run_at + timedelta(days=1 if week == 2 else 4))
+        ResolutionService(stores, source, clock).run(clock.now())
+        SnapshotService(stores, source, clock).run()
+    return Scenario(stores, blobs, clock, source, site, LOW)
+
+
+def test_two_methodologies_and_forecasts_maturing_between_ticks(tmp_path: Path) -> None:
+    scenario = _panel_scenario(tmp_path / "unused")
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    _assert_as_fresh(scenario, site, tmp_path / "fresh0", DAILY)
+    for step in range(3):  # a plain tick, then one past the last week's scheduled ends
+        _tick(scenario, minutes=10 if step != 1 else 3 * 24 * 60)
+        _publish(scenario, site, BOARD)
+        _assert_as_fresh(scenario, site, tmp_path / f"fresh{step + 1}")
+
+
+def test_rules_changed_between_publications(tmp_path: Path) -> None:
+    scenario = build(tmp_path / "unused", weeks=2, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    _tick(scenario)
+    other = Rules(min_forecasts=2, min_cohorts=2, min_weeks=2, min_events=1, alpha=0.1)
+    _publish(scenario, site, BOARD, other)
+    _assert_as_fresh(scenario, site, tmp_path / "fresh", BOARD, other)
+    _tick(scenario)
+    _publish(scenario, site, BOARD)  # and back
+    _assert_as_fresh(scenario, site, tmp_path / "fresh-back")
+
+
+def test_forecasts_maturing_weeks_later(tmp_path: Path) -> None:
+    """Extra markets resolve at their week's end, some scheduled to end 40 days on: their
+    forecasts mature (and change the table and the ranked figures) weeks after being scored."""
+    scenario = build(tmp_path / "unused", weeks=2, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    for days in (1, 40, 1):
+        _tick(scenario, minutes=days * 24 * 60)
+        _publish(scenario, site, BOARD)
+        _assert_as_fresh(scenario, site, tmp_path / f"fresh-{days}-{scenario.clock.now():%j}")
+
+
+@pytest.mark.parametrize("garbage", [b"", b"not gzip", gzip.compress(b"{not json")])
+def test_a_carried_file_that_cannot_be_read(tmp_path: Path, garbage: bytes) -> None:
+    scenario = build(tmp_path / "unused", weeks=2, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    _tick(scenario)
+    (state_folder(site) / CARRIED.removeprefix(INTERNAL)).write_bytes(garbage)
+    _publish(scenario, site, BOARD)
+    _assert_as_fresh(scenario, site, tmp_path / "fresh")
+
+
+def test_kept_statistics_that_cannot_be_read_are_computed_again(tmp_path: Path) -> None:
+    scenario = build(tmp_path / "unused", weeks=2, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    path = state_folder(site) / CARRIED.removeprefix(INTERNAL)
+    state = json.loads(gzip.decompress(path.read_bytes()))
+    assert state["statistics"]
+    for slot, (key, _) in state["statistics"].items():
+        if slot.endswith("/bets"):
+            state["statistics"][slot] = [key, '{"board": "[]", "counts": {}}']
+    path.write_bytes(gzip.compress(json.dumps(state).encode()))
+    for tick in range(2):  # and not only the next tick: never read again
+        _tick(scenario)
+        _publish(scenario, site, BOARD)
+        _assert_as_fresh(scenario, site, tmp_path / f"fresh{tick}")
+
+
+@pytest.mark.parametrize("after", [-1, 1, 2, 5])
+def test_a_publication_that_fails_half_way_as_a_cohort_completes(
+    tmp_path: Path, after: int
+) -> None:
+    """The carried state (under ``_internal/``) sorts before every file of ``data/``: a
+    publication failing after it was written and before ``data/position_returns.json`` was
+    leaves a carried state that names the completed cohort's positions as read."""
+    scenario = build(tmp_path / "unused", weeks=1, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    _resolve_everything(scenario)
+    (cohort,) = scenario.stores.cohorts.cohorts()
+    assert cohort.status is CohortStatus.COMPLETED
+    _tick(scenario)
+    if after >= 0:
+        with pytest.raises(PersistenceError):
+            _publish(scenario, site, BOARD, after=after)
+    for tick in range(2):  # and not only the next tick: never read again
+        _tick(scenario)
+        _publish(scenario, site, BOARD)
+        _assert_as_fresh(scenario, site, tmp_path / f"fresh{tick}")
