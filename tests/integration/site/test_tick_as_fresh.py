@@ -30,6 +30,7 @@ from arena_core.services.snapshot import SnapshotService
 from arena_core.services.weekly_run import PrepareRunService, RunRequest
 from arena_core.site.carried import CARRIED
 from arena_core.site.tables import GLOBAL_TABLES
+from arena_local.cli import main
 from arena_local.memory import InMemoryBlobStore, memory_stores
 from tests.integration.site.test_panel_site import PANEL, responder, week_markets, winner
 from tests.support.builders import WEEK0, resolved
@@ -207,3 +208,21 @@ def test_a_publication_that_fails_half_way_as_a_cohort_completes(
         _tick(scenario)
         _publish(scenario, site, BOARD)
         _assert_as_fresh(scenario, site, tmp_path / f"fresh{tick}")
+
+
+def test_arena_analyze_on_a_ticked_site_writes_its_statistics_byte_for_byte(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The statistics a tick shows come from kept statistics; ``arena analyze`` computes them
+    from the published tables afresh: the same bytes, both methodologies, after maturing."""
+    scenario = _panel_scenario(tmp_path / "unused")
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    for minutes in (10, 3 * 24 * 60, 10):
+        _tick(scenario, minutes)
+        _publish(scenario, site, BOARD)
+        out = tmp_path / f"analysed-{minutes}"
+        assert main(["analyze", str(site / "data"), "--json", str(out)]) == 0
+        for name in ("leaderboard.json", "panel_leaderboard.json", "pairwise.json"):
+            assert (out / name).read_bytes() == (site / "data" / name).read_bytes(), name
+    capsys.readouterr()
