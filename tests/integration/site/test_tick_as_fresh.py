@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena_core.adapters.site_publishers import LocalFolderPublisher, state_folder
+from arena_core.adapters.site_publishers import LocalFolderPublisher, state_folder, upload_order
 from arena_core.analysis.figures import Rules
 from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.domain.lineup import default_lineup
@@ -43,8 +43,9 @@ TABLE_FILES = tuple(f"data/{t}.{kind}" for t in GLOBAL_TABLES for kind in ("csv"
 
 
 class FailingPublisher(LocalFolderPublisher):
-    """Writes the first ``after`` changed files (in the order a publisher writes them: sorted),
-    then fails, before the manifest is written: a publication that fails half-way."""
+    """Writes the first ``after`` changed files (in the order the publishers write them:
+    ``upload_order``, readers' files before the bookkeeping), then fails, before the manifest
+    is written: a publication that fails half-way."""
 
     def __init__(self, root: Path, after: int) -> None:
         super().__init__(root)
@@ -52,7 +53,7 @@ class FailingPublisher(LocalFolderPublisher):
 
     def publish(self, files: Mapping[str, bytes]) -> PublishReport:
         known = self.published()
-        changed = sorted(p for p, body in files.items() if known.get(p) != digest(body))
+        changed = upload_order(p for p, body in files.items() if known.get(p) != digest(body))
         for path in changed[: self._after]:
             target = self._target(path)
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -191,9 +192,10 @@ def test_kept_statistics_that_cannot_be_read_are_computed_again(tmp_path: Path) 
 def test_a_publication_that_fails_half_way_as_a_cohort_completes(
     tmp_path: Path, after: int
 ) -> None:
-    """The carried state (under ``_internal/``) sorts before every file of ``data/``: a
+    """The carried state (under ``_internal/``) sorted before every file of ``data/``: a
     publication failing after it was written and before ``data/position_returns.json`` was
-    leaves a carried state that names the completed cohort's positions as read."""
+    left a carried state naming the completed cohort's positions as read, and they were never
+    published. The publishers now write the bookkeeping last (``upload_order``)."""
     scenario = build(tmp_path / "unused", weeks=1, extra=6, rules=LOW)
     site = tmp_path / "site"
     _publish(scenario, site, DAILY)

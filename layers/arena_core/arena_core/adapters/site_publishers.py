@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,14 @@ from arena_core.ports.publisher import (
 
 MANIFEST = f"{INTERNAL}manifest.json"
 LEGACY_MANIFEST = ".site-manifest.json"  # where sites published before kept it (read, moved)
+
+
+def upload_order(paths: Iterable[str]) -> list[str]:
+    """Readers' files first, the bookkeeping under ``INTERNAL`` last (the manifest after
+    both): the bookkeeping records what was published (the carried state says which completed
+    cohorts' positions are in ``data/position_returns.json``), so a publication failing
+    half-way must never have written it ahead of the files it describes."""
+    return sorted(paths, key=lambda path: (path.startswith(INTERNAL), path))
 
 
 def _changed(files: Mapping[str, bytes], known: Mapping[str, str]) -> dict[str, str]:
@@ -68,7 +76,9 @@ class LocalFolderPublisher(SitePublisher):
         with self._lock:
             known = self.published()
             changed = _changed(files, known)
-            targets = {path: self._target(path) for path in sorted(changed)}  # all, then write
+            targets = {
+                path: self._target(path) for path in upload_order(changed)
+            }  # all, then write
             for path, target in targets.items():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(files[path])
@@ -108,7 +118,7 @@ class S3SitePublisher(SitePublisher):
         for path in changed:
             site_key(path)  # every key checked before the first upload
         try:
-            for path in sorted(changed):
+            for path in upload_order(changed):
                 self._client.put_object(
                     Bucket=self._bucket,
                     Key=path,
