@@ -1,6 +1,6 @@
 """Site-wide tables written only when they changed (``site/table_memo.py``): left out only
-when the manifest holds both files as they would be written now; a table whose digest is known
-is then neither formatted nor serialized."""
+when the manifest holds both files as they would be written now; a table whose digests are
+known is then neither formatted nor serialized."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from arena_core.ports.publisher import digest
 from arena_core.site import exports
-from arena_core.site.table_memo import Csvs, Table, TableMemo, joined, joined_csv
+from arena_core.site.table_memo import Csvs, Table, TableMemo, joined, joined_csv, joined_json
 
 ROWS: list[dict[str, object]] = [
     {"methodology": "v1", "family_id": f"f{i}", "display_name": f"Family {i}", "kind": "llm"}
@@ -27,45 +27,62 @@ def _table(rows: list[dict[str, object]] = ROWS) -> Table:
 
 
 def test_a_table_is_written_then_left_out_while_unchanged() -> None:
-    written: dict[str, tuple[str, str]] = {}
-    first = TableMemo({}, written).files("data", _table())
+    first = TableMemo({}).files("data", _table())
     assert first == exports.table_files("data", "families", ROWS)
-    assert TableMemo(_manifest(first), written).files("data", _table()) == {}
+    assert TableMemo(_manifest(first)).files("data", _table()) == {}
     changed = [*ROWS, {**ROWS[0], "family_id": "f9"}]
-    assert TableMemo(_manifest(first), written).files("data", _table(changed)) == (
+    assert TableMemo(_manifest(first)).files("data", _table(changed)) == (
         exports.table_files("data", "families", changed)
     )
 
 
 @pytest.mark.parametrize("lost", ["data/families.csv", "data/families.json"])
 def test_a_file_the_manifest_does_not_hold_as_written_is_written_again(lost: str) -> None:
-    """As after a publication that uploaded the carried record but failed before the file."""
-    written: dict[str, tuple[str, str]] = {}
-    first = TableMemo({}, written).files("data", _table())
+    """As after a publication that failed before uploading the file."""
+    first = TableMemo({}).files("data", _table())
     manifest = _manifest(first) | {lost: digest(b"an older version")}
-    assert TableMemo(manifest, written).files("data", _table()) == first
+    assert TableMemo(manifest).files("data", _table()) == first
 
 
-def test_without_the_record_of_its_json_a_table_is_written_again() -> None:
-    first = exports.table_files("data", "families", ROWS)
-    assert TableMemo(_manifest(first), {}).files("data", _table()) == first
-
-
-def test_a_known_digest_spares_the_rows_and_the_csv() -> None:
-    written: dict[str, tuple[str, str]] = {}
-    first = TableMemo({}, written).files("data", _table())
+def test_a_known_digest_spares_the_rows_and_the_files() -> None:
+    first = TableMemo({}).files("data", _table())
     computed: list[str] = []
 
     def rows() -> list[dict[str, object]]:
         computed.append("rows")
         return list(ROWS)
 
-    known = Table("families", rows, digest=digest(first["data/families.csv"]))
-    assert TableMemo(_manifest(first), written).files("data", known) == {}
+    known = (digest(first["data/families.csv"]), digest(first["data/families.json"]))
+    assert TableMemo(_manifest(first)).files("data", Table("families", rows, digests=known)) == {}
     assert computed == []
     # The same table, not published as it would be written: computed then
-    stale = Table("families", rows, digest=digest(first["data/families.csv"]))
-    assert TableMemo({}, written).files("data", stale) == first and computed == ["rows"]
+    stale = Table("families", rows, digests=known)
+    assert TableMemo({}).files("data", stale) == first and computed == ["rows"]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("=SUM(A1)", "'=SUM(A1)"),  # the CSV guards the first with the second's apostrophe
+        ("x" * (exports.CSV_CELL_CHARS + 5), "x" * (exports.CSV_CELL_CHARS + 4) + "y"),
+        ("", None),  # both an empty CSV cell
+    ],
+    ids=["formula-guard", "cut-cell", "empty-or-missing"],
+)
+def test_a_change_only_the_json_shows_is_published(before: str, after: str | None) -> None:
+    """Review 31: neither file is a function of the other. Two rows the CSV cannot tell apart
+    have different JSON: a tick writes the new JSON, as a fresh publication does."""
+
+    def row(name: str | None) -> dict[str, object]:
+        return {"methodology": "v1", "family_id": "f1", "display_name": name, "kind": "llm"}
+
+    old, new = [row(before)], [row(after)]
+    assert exports.to_csv("families", old) == exports.to_csv("families", new)  # the premise
+    first = TableMemo({}).files("data", Table.of("families", old))
+    files = TableMemo(_manifest(first)).files("data", Table.of("families", new))
+    fresh = exports.table_files("data", "families", new)
+    assert {**first, **files}["data/families.json"] == fresh["data/families.json"]
+    assert files == fresh
 
 
 def test_tables_read_as_csv_only_when_read() -> None:
@@ -97,4 +114,23 @@ def test_joined_parts_are_the_csv_of_every_row() -> None:
     tables = [Table.of("families", rows[:1]), Table.of("families", rows[1:])]
     whole = joined("families", tables)
     assert (whole.csv, list(whole.rows)) == (exports.to_csv("families", rows), rows)
+    assert whole.json == exports.to_json("families", rows)
     assert joined("families", tables[:1]) is tables[0]
+
+
+@pytest.mark.parametrize("split", [0, 1, 2, 3])
+def test_joined_json_is_the_json_of_every_row(split: int) -> None:
+    rows: list[dict[str, object]] = [
+        {"methodology": "v1", "family_id": f"f{i}", "display_name": f'"{i}"\n'} for i in range(3)
+    ]
+    parts = [exports.to_json("families", rows[:split]), exports.to_json("families", rows[split:])]
+    assert joined_json(parts) == exports.to_json("families", rows)
+    assert joined_json([exports.to_json("families", [])] * 2) == b"[]"
+
+
+def test_bodies_are_the_csv_and_the_json() -> None:
+    rows = [*ROWS, {"methodology": "v1", "family_id": "g", "display_name": "=1+1", "kind": None}]
+    assert exports.bodies("families", rows) == (
+        exports.to_csv("families", rows),
+        exports.to_json("families", rows),
+    )

@@ -164,7 +164,7 @@ class PublishSiteService:
         renderer = SiteRenderer(
             now,
             build=SiteBuild.of(self._simulated, cohorts),
-            tables=TableMemo(published, state.tables),
+            tables=TableMemo(published),
         )
         if not scope.cohort_pages and HOME not in published:
             scope = DAILY  # a site without its home page yet gets everything at once

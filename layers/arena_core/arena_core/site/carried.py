@@ -17,10 +17,9 @@ nothing in it is secret) and the next one starts from it:
   raw 10-minute points change every pass and are read as before, for the last day only;
 - the home page's latest decisions (they change with a decision run, whose publication reads
   the cohorts' records in full) are carried for the publications that do not read them;
-- what the publication computed rather than read: the digests of each site-wide table's files
-  as written (``site/table_memo.py``: a table is written again only when it changed), and the
-  forecasts' table digest and statistics with the digest of what they were computed from
-  (``site/boards.py``: a tick with no bet scored or matured neither formats nor analyses one).
+- what the publication computed rather than read: the forecasts' table digests and statistics
+  with the digest of what they were computed from (``site/boards.py``: a tick
+  with no bet scored or matured neither formats nor analyses one).
 
 A file that is missing, unreadable or of another version is treated as empty: the publication
 reads everything, as before, and carries it from then on.
@@ -43,7 +42,7 @@ from arena_core.ports.publisher import INTERNAL
 from arena_core.ports.view_store import ViewStore
 
 CARRIED = f"{INTERNAL}carried/leaderboard.json.gz"  # bookkeeping: never served
-VERSION = 1
+VERSION = 2  # 2: no record of the tables' files (the manifest holds both digests)
 CARRIED_RESOLUTIONS = ("hour", "day", "week")  # raw points change every pass: read, not carried
 
 
@@ -68,9 +67,6 @@ class Carried(BaseModel):
     # Completed cohorts whose positions were read into the position_returns table (some have
     # none: a cohort that never traded is not read again every tick).
     positions_read: list[str] = []
-    # Site-wide tables: the digests of the CSV a table's JSON was written from, and of that
-    # JSON (``site/table_memo.py``), by "folder/table".
-    tables: dict[str, tuple[str, str]] = {}
     # The forecasts' statistics with the digest of what they were computed from, by
     # "methodology/part" (``site/boards.py``): they change when a bet is scored or matures.
     statistics: dict[str, tuple[str, str]] = {}

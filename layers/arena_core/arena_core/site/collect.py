@@ -372,9 +372,10 @@ class SiteCollector:
         return LeaderboardData(version, cohorts, views, tables, result, self._rules)
 
     def _forecasts(self, version: str, scores: Sequence[BetScore]) -> Table:
-        """The forecasts table, its rows and CSV computed only when needed: its digest is kept
-        with what it was computed from (the scores and which have matured), so a publication
-        in which no bet was scored and none matured neither formats a row nor analyses one."""
+        """The forecasts table, its rows and files computed only when needed: their digests
+        are kept with what they were computed from (the scores and which have matured), so a
+        publication in which no bet was scored and none matured neither formats a row nor
+        analyses one."""
 
         def rows() -> list[inputs.Row]:
             return inputs.forecast_rows(version, scores, self.now)
@@ -384,9 +385,11 @@ class SiteCollector:
         key = inputs.forecasts_key(version, scores, self.now)
         slot = f"{version}/forecasts.csv"
         earlier = self._kept.get(slot)
-        known = earlier[1] if earlier is not None and earlier[0] == key else None
-        table = Table("forecasts", rows, digest=known)
-        self._kept[slot] = (key, table.digest)
+        known = earlier[1].split(" ") if earlier is not None and earlier[0] == key else None
+        table = Table(
+            "forecasts", rows, digests=(known[0], known[1]) if known and len(known) == 2 else None
+        )
+        self._kept[slot] = (key, " ".join(table.digests))
         return table
 
     def _panel_tables(

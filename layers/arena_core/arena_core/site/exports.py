@@ -130,16 +130,18 @@ def _formatted(table: str, rows: Iterable[Row]) -> Iterator[list[Any]]:
 def project(table: str, rows: Iterable[Row]) -> list[dict[str, Any]]:
     """The table's columns of each row, JSON-safe (``cell``): computed statistics as JSON
     numbers, money and probabilities as exact decimal strings."""
-    found, names = list(rows), columns(table)
-    projected = []
-    for row, values in zip(found, _formatted(table, found), strict=True):
-        projected.append(
-            {
-                name: float(value) if isinstance(row.get(name), float) else cell(value)
-                for name, value in zip(names, values, strict=True)
-            }
-        )
-    return projected
+    found = list(rows)
+    return [
+        _projected(table, row, values)
+        for row, values in zip(found, _formatted(table, found), strict=True)
+    ]
+
+
+def _projected(table: str, row: Row, values: Sequence[Any]) -> dict[str, Any]:
+    return {
+        name: float(value) if isinstance(row.get(name), float) else cell(value)
+        for name, value in zip(columns(table), values, strict=True)
+    }
 
 
 def to_csv(table: str, rows: Sequence[Row]) -> bytes:
@@ -149,7 +151,21 @@ def to_csv(table: str, rows: Sequence[Row]) -> bytes:
 
 
 def to_json(table: str, rows: Sequence[Row]) -> bytes:
-    return json.dumps(project(table, rows), indent=1, ensure_ascii=False).encode()
+    return _json(project(table, rows))
+
+
+def _json(projected: list[dict[str, Any]]) -> bytes:
+    return json.dumps(projected, indent=1, ensure_ascii=False).encode()
+
+
+def bodies(table: str, rows: Sequence[Row]) -> tuple[bytes, bytes]:
+    """The table's CSV and JSON (``to_csv``, ``to_json``), each row's values formatted once
+    for both."""
+    lines, projected = [csv_line(columns(table))], []
+    for row, values in zip(rows, _formatted(table, rows), strict=True):
+        lines.append(csv_line([csv_cell(v) for v in values]))
+        projected.append(_projected(table, row, values))
+    return "".join(lines).encode(), _json(projected)
 
 
 def table_files(

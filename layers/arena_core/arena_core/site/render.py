@@ -179,7 +179,7 @@ class SiteRenderer:
     ) -> None:
         """``tables``: which site-wide tables are published as they would be written now (left
         out of the files); without one, every table is written."""
-        self._tables = tables or TableMemo({}, {})
+        self._tables = tables or TableMemo({})
         self._env = environment()
         self._now = now
         self._operator = operator

@@ -2,18 +2,14 @@
 
 The leaderboard's tables are regenerated after every snapshot; most of them (every forecast,
 every completed cohort's position) change a few times a day, not every ten minutes. Serializing
-them to CSV and JSON on every tick was most of a tick's time after a year. A table's CSV is
-always computed (the leaderboard's statistics are computed from it, and it decides whether the
-table changed); its files are left out of a publication when both are published as they would
-be written now:
-
-- the CSV, when the manifest's digest of it equals the digest of the CSV computed now;
-- the JSON (the same rows, another projection), when the carried record says it was written
-  from that same CSV and the manifest still holds the JSON it wrote.
-
-The second condition needs the carried record (``Carried.tables``): it is compared with the
-manifest, so a publication that failed after the record was uploaded but before the JSON was
-is written again by the next one.
+them on every tick and uploading them was most of a tick's time after a year. A table's files
+are left out of a publication when the manifest holds both as they would be written now: the
+digests of its CSV and of its JSON equal those of the files computed now (or kept with what
+they are computed from: the forecasts', ``site/collect.py``). Both are compared because
+neither file is a function of the other: the CSV guards a formula-like text with an apostrophe
+and cuts a very long one, an empty text and a missing value are both an empty CSV cell, and the
+JSON keeps them apart. A publication that failed half-way is written again by the next one:
+the manifest names only what was uploaded.
 """
 
 from __future__ import annotations
@@ -24,26 +20,27 @@ from functools import cached_property
 from arena_core.ports.publisher import digest as digest_of
 from arena_core.site import exports
 
-Written = tuple[str, str]  # (the CSV's digest, the JSON's digest) when the JSON was written
+Digests = tuple[str, str]  # the digests of a table's CSV and JSON
 
 
 class Table:
-    """A site-wide table: its rows and its CSV, each computed on first use. ``digest``: the
-    CSV's digest when it is known without computing it (the forecasts', kept between
-    publications with what they were computed from: ``site/collect.py``)."""
+    """A site-wide table: its rows, its CSV and its JSON, each computed on first use.
+    ``bodies``: how its CSV and JSON are computed otherwise than from its rows (a joined
+    table's, from its parts'); ``digests``: their digests when known without computing them
+    (the forecasts', kept between publications with what they were computed from)."""
 
     def __init__(
         self,
         name: str,
         rows: Callable[[], Sequence[exports.Row]],
         *,
-        csv: Callable[[], bytes] | None = None,
-        digest: str | None = None,
+        bodies: Callable[[], tuple[bytes, bytes]] | None = None,
+        digests: Digests | None = None,
     ) -> None:
         self.name = name
         self._rows = rows
-        self._csv = csv
-        self._digest = digest
+        self._bodies = bodies
+        self._digests = digests
 
     @classmethod
     def of(cls, name: str, rows: Sequence[exports.Row]) -> Table:
@@ -54,39 +51,44 @@ class Table:
         return self._rows()
 
     @cached_property
+    def _both(self) -> tuple[bytes, bytes]:
+        if self._bodies is not None:
+            return self._bodies()
+        return exports.bodies(self.name, self.rows)
+
+    @property
     def csv(self) -> bytes:
-        return self._csv() if self._csv is not None else exports.to_csv(self.name, self.rows)
+        return self._both[0]
+
+    @property
+    def json(self) -> bytes:
+        return self._both[1]
+
+    @property
+    def digests(self) -> Digests:
+        if self._digests is None:
+            self._digests = (digest_of(self.csv), digest_of(self.json))
+        return self._digests
 
     @property
     def digest(self) -> str:
-        if self._digest is None:
-            self._digest = digest_of(self.csv)
-        return self._digest
+        """The CSV's digest."""
+        return self.digests[0]
 
 
 class TableMemo:
-    def __init__(self, published: Mapping[str, str], written: dict[str, Written]) -> None:
-        """``published``: the manifest (path -> digest); ``written``: the carried record,
-        updated in place with every table this memo writes."""
+    def __init__(self, published: Mapping[str, str]) -> None:
+        """``published``: the manifest (path -> digest)."""
         self._published = published
-        self._written = written
 
     def files(self, prefix: str, table: Table) -> dict[str, bytes]:
         """The table's files (as ``exports.table_files``), or none when both are published as
-        they would be written now (then neither its rows nor its CSV need be computed, when
-        its digest is known)."""
+        they would be written now (then neither its rows nor its files need be computed, when
+        its digests are known)."""
         csv_path, json_path = f"{prefix}/{table.name}.csv", f"{prefix}/{table.name}.json"
-        key = f"{prefix}/{table.name}"
-        earlier = self._written.get(key)
-        if (
-            self._published.get(csv_path) == table.digest
-            and earlier is not None
-            and earlier == (table.digest, self._published.get(json_path))
-        ):
+        if table.digests == (self._published.get(csv_path), self._published.get(json_path)):
             return {}
-        data = exports.to_json(table.name, table.rows)
-        self._written[key] = (table.digest, digest_of(data))
-        return {csv_path: table.csv, json_path: data}
+        return {csv_path: table.csv, json_path: table.json}
 
 
 class Csvs(Mapping[str, bytes]):
@@ -117,7 +119,10 @@ def joined(name: str, parts: Sequence[Table]) -> Table:
     return Table(
         name,
         lambda: [row for part in parts for row in part.rows],
-        csv=lambda: joined_csv([part.csv for part in parts]),
+        bodies=lambda: (
+            joined_csv([part.csv for part in parts]),
+            joined_json([part.json for part in parts]),
+        ),
     )
 
 
@@ -128,3 +133,10 @@ def joined_csv(parts: Sequence[bytes]) -> bytes:
         raise ValueError("no part to join")
     first, *rest = parts
     return first + b"".join(part[part.index(b"\n") + 1 :] for part in rest)
+
+
+def joined_json(parts: Sequence[bytes]) -> bytes:
+    """One table's JSON from the JSON of parts of its rows, in order (``exports.to_json``'s
+    layout: ``[]`` when empty, else one item per row between ``[\n`` and ``\n]``)."""
+    items = [part[2:-2] for part in parts if part != b"[]"]
+    return b"[\n" + b",\n".join(items) + b"\n]" if items else b"[]"
