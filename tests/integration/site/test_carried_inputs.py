@@ -21,7 +21,7 @@ from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
 from arena_core.site import inputs
-from arena_core.site.carried import CARRIED, Carried
+from arena_core.site.carried import CARRIED, HISTORY, Carried, History
 from arena_core.site.collect import SiteCollector
 from arena_core.site.tables import GLOBAL_TABLES
 from tests.support.builders import WEEK0, resolved
@@ -59,6 +59,16 @@ def _service(scenario: Scenario, site: Path) -> tuple[PublishSiteService, Counti
     return PublishSiteService(stores, LocalFolderPublisher(site), None, scenario.clock), counting
 
 
+def _state(site: Path) -> tuple[Carried, History]:
+    """The carried state a publication into ``site`` left, and the history it names."""
+    folder = state_folder(site)
+    history = folder / HISTORY.removeprefix(INTERNAL)
+    return (
+        Carried.load((folder / CARRIED.removeprefix(INTERNAL)).read_bytes()),
+        History.load(history.read_bytes()) if history.exists() else History(),
+    )
+
+
 def _tick(scenario: Scenario) -> None:
     scenario.clock.set(scenario.clock.now() + timedelta(minutes=10))
     SnapshotService(scenario.stores, scenario.source, scenario.clock).run()
@@ -93,10 +103,9 @@ def test_a_tick_reads_only_what_changed_and_renders_what_a_full_read_renders(
     carried.run(DAILY)
     first = dict(counting.calls)
     assert first["family_scores"] and first["latest completed"]
-    state = Carried.load(
-        (state_folder(tmp_path / "carried") / CARRIED.removeprefix(INTERNAL)).read_bytes()
-    )
-    assert state.scores and state.finals and state.series and state.feed is not None
+    state, history = _state(tmp_path / "carried")
+    assert history.scores and history.finals and state.series and state.feed is not None
+    assert state.score_counts == {f: len(found) for f, found in history.scores.items()}
     _tick(scenario)
     counting.calls.clear()
     counting.series_windows.clear()
@@ -128,9 +137,7 @@ def test_new_scores_and_a_completed_cohort_are_read_again_and_carried(tmp_path: 
     scenario = build(tmp_path / "unused", weeks=1)
     service, counting = _service(scenario, tmp_path / "site")
     service.run(DAILY)
-    before = Carried.load(
-        (state_folder(tmp_path / "site") / CARRIED.removeprefix(INTERNAL)).read_bytes()
-    )
+    _, before = _state(tmp_path / "site")
     assert before.finals == {}
     # Every market resolves: the families' aggregates move and the cohort completes
     assert _resolve_everything(scenario)
@@ -139,9 +146,7 @@ def test_new_scores_and_a_completed_cohort_are_read_again_and_carried(tmp_path: 
     assert moved
     counting.calls.clear()
     service.run(BOARD)
-    after = Carried.load(
-        (state_folder(tmp_path / "site") / CARRIED.removeprefix(INTERNAL)).read_bytes()
-    )
+    _, after = _state(tmp_path / "site")
     assert counting.calls["family_scores"] == len(moved)
     assert {f: len(after.scores[f]) for f in moved} == {f: aggregates[f].scored_bets for f in moved}
     (cohort,) = scenario.stores.cohorts.cohorts()
@@ -154,7 +159,8 @@ def test_new_scores_and_a_completed_cohort_are_read_again_and_carried(tmp_path: 
 
 
 def test_an_unreadable_carried_file_is_read_afresh(tmp_path: Path) -> None:
-    assert Carried.load(b"not gzip").scores == {}
+    assert Carried.load(b"not gzip").score_counts == {}
+    assert History.load(b"not gzip") == History()
     assert Carried.load(None).feed is None
     state = Carried(version=99)
     assert Carried.load(state.dump()) == Carried()  # another version: start over
@@ -230,4 +236,65 @@ def test_a_tick_with_no_bet_scored_or_matured_formats_no_forecast(
     fresh, _ = _service(scenario, tmp_path / "fresh")
     fresh.run(BOARD)
     for path in ("index.html", "data/forecasts.csv", "data/leaderboard.csv"):
+        assert (tmp_path / "site" / path).read_bytes() == (tmp_path / "fresh" / path).read_bytes()
+
+
+def test_a_history_the_state_does_not_name_is_not_read(tmp_path: Path) -> None:
+    """As after a publication that uploaded the history and failed before the state (or the
+    other way round): the state names the digest of its history, and another one is read as
+    none, every score read again."""
+    scenario = _with_a_completed_cohort(tmp_path / "unused")
+    service, counting = _service(scenario, tmp_path / "site")
+    service.run(DAILY)
+    state, history = _state(tmp_path / "site")
+    family = next(f for f, found in history.scores.items() if found)
+    forged = history.model_copy(update={"scores": {**history.scores, family: []}})
+    folder = state_folder(tmp_path / "site")
+    (folder / HISTORY.removeprefix(INTERNAL)).write_bytes(forged.dump())
+    # Without kept statistics, the tick needs every score
+    unkept = state.model_copy(update={"statistics": {}})
+    (folder / CARRIED.removeprefix(INTERNAL)).write_bytes(unkept.dump())
+    _tick(scenario)
+    counting.calls.clear()
+    service.run(BOARD)
+    assert counting.calls["family_scores"] == len(state.score_counts)
+    assert _state(tmp_path / "site")[1].scores == history.scores
+    fresh, _ = _service(scenario, tmp_path / "fresh")
+    fresh.run(BOARD)
+    for path_name in ("index.html", "data/forecasts.csv", "data/forecasts.json"):
+        assert (tmp_path / "site" / path_name).read_bytes() == (
+            tmp_path / "fresh" / path_name
+        ).read_bytes()
+
+
+def test_a_forecast_maturing_makes_the_forecasts_table_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kept forecasts table holds until the first scored forecast not matured then
+    matures (``inputs.next_maturity``): its ``matured`` column changes."""
+    scenario = build(tmp_path / "unused", weeks=1, extra=6)  # some scored before their end
+    service, _ = _service(scenario, tmp_path / "site")
+    service.run(DAILY)
+    _, history = _state(tmp_path / "site")
+    scores = [s for found in history.scores.values() for s in found]
+    until = inputs.next_maturity(scores, scenario.clock.now())
+    assert until is not None
+    made: list[int] = []
+    original = inputs.forecast_rows
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        found = original(*args, **kwargs)
+        made.append(len(found))
+        return found
+
+    monkeypatch.setattr(inputs, "forecast_rows", counted)
+    scenario.clock.set(until - timedelta(minutes=1))
+    service.run(BOARD)
+    assert made == []
+    scenario.clock.set(until)
+    service.run(BOARD)
+    assert made == [len(scores)]
+    fresh, _ = _service(scenario, tmp_path / "fresh")
+    fresh.run(BOARD)
+    for path in ("data/forecasts.csv", "data/forecasts.json", "index.html"):
         assert (tmp_path / "site" / path).read_bytes() == (tmp_path / "fresh" / path).read_bytes()

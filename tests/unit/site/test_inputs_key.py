@@ -1,6 +1,6 @@
-"""What the forecasts table is computed from (``inputs.forecasts_key``): the same scores at
-the same maturity give the same key; a score more, another methodology or a forecast maturing
-give another."""
+"""What the forecasts table is computed from (``inputs.forecasts_key``): the same counts of
+scored bets over the same cohorts give the same key, a score more, another methodology or
+another cohort another; ``inputs.next_maturity`` says until when a key holds."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from arena_core.domain.portfolio import BetScore
-from arena_core.site.inputs import forecasts_key
+from arena_core.site.inputs import forecasts_key, next_maturity
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -24,10 +24,22 @@ def _score(trade_id: str, closes_in: timedelta) -> BetScore:
 
 
 def test_the_key_moves_with_what_the_table_shows_and_nothing_else() -> None:
-    scores = [_score("t1", timedelta(hours=-1)), _score("t2", timedelta(hours=2))]
-    key = forecasts_key("v1", scores, NOW)
-    assert forecasts_key("v1", list(scores), NOW + timedelta(minutes=10)) == key
-    assert forecasts_key("v1", scores, NOW + timedelta(hours=2)) != key  # t2 matured
-    assert forecasts_key("v1", [*scores, _score("t3", timedelta(0))], NOW) != key
-    assert forecasts_key("v1+panel", scores, NOW) != key
-    assert forecasts_key("v1", scores[::-1], NOW) != key  # the rows' order is the table's
+    counts, cohorts = {"a": 2, "b": 0}, ["c1", "c2"]
+    key = forecasts_key("v1", counts, cohorts)
+    assert forecasts_key("v1", dict(reversed(counts.items())), cohorts[::-1]) == key
+    assert forecasts_key("v1", {**counts, "a": 3}, cohorts) != key  # a score more
+    assert forecasts_key("v1", {**counts, "c": 0}, cohorts) != key  # another family
+    assert forecasts_key("v1", counts, [*cohorts, "c3"]) != key
+    assert forecasts_key("v1+panel", counts, cohorts) != key
+
+
+def test_a_key_holds_until_the_first_unmatured_score_matures() -> None:
+    scores = [
+        _score("t1", timedelta(hours=-1)),
+        _score("t2", timedelta(hours=3)),
+        _score("t3", timedelta(hours=2)),
+    ]
+    assert next_maturity(scores, NOW) == NOW + timedelta(hours=2)
+    assert next_maturity(scores, NOW + timedelta(hours=2)) == NOW + timedelta(hours=3)
+    assert next_maturity(scores, NOW + timedelta(hours=3)) is None
+    assert next_maturity([], NOW) is None

@@ -40,7 +40,7 @@ from arena_core.ports.clock import Clock
 from arena_core.ports.publisher import INTERNAL, PublishReport, SitePublisher, digest
 from arena_core.site import exports
 from arena_core.site.build import SiteBuild
-from arena_core.site.carried import CARRIED, Carried, CarriedViews, FeedEntry
+from arena_core.site.carried import CARRIED, HISTORY, Carried, CarriedViews, FeedEntry
 from arena_core.site.charts import RangeChart
 from arena_core.site.cohort_tables import cohort_tables
 from arena_core.site.collect import (
@@ -155,7 +155,9 @@ class PublishSiteService:
         read back)."""
         now = self._clock.now()
         state = Carried.load(self._publisher.read(CARRIED))
-        carried = CarriedViews(self._stores.views, state, fresh=fresh)
+        carried = CarriedViews(
+            self._stores.views, state, lambda: self._publisher.read(HISTORY), fresh=fresh
+        )
         collector = SiteCollector(
             self._stores, self._blobs, now, self._rules, views=carried, kept=state.statistics
         )
@@ -226,7 +228,7 @@ class PublishSiteService:
                 now,
             )
             files[BUNDLE] = self._bundle(files, published)
-        files[CARRIED] = carried.carried.dump()
+        files |= carried.files()
         report: PublishReport = self._publisher.publish(files)
         return SiteReport(
             files=len(files),

@@ -4,9 +4,12 @@ every snapshot reads what changed, not the whole history.
 The leaderboard needs every bet score of every family, every completed cohort's final
 snapshots, and a month of each family's hourly points (its charts): read afresh every ten
 minutes, that is tens of thousands of read units a tick after a year, almost all of it unchanged
-since the last tick. Each publication therefore writes what it read to one gzipped JSON file of
-the site's bookkeeping (``CARRIED``, beside the manifest under ``_internal/``: never served, though
-nothing in it is secret) and the next one starts from it:
+since the last tick. Each publication therefore writes what it read to gzipped JSON files of
+the site's bookkeeping (beside the manifest under ``_internal/``: never served, though nothing
+in them is secret) and the next one starts from them. What every tick needs is in ``CARRIED``;
+the scores and final snapshots, which change a few times a day, are in ``HISTORY``, read only
+by a publication that needs them and written only when they changed (``CARRIED`` names the
+digest of the ``HISTORY`` it was written with):
 
 - a family's scores are taken from it while its count matches the family aggregate's
   ``scored_bets`` (written in the same transaction as the scores: one query reads every
@@ -18,8 +21,8 @@ nothing in it is secret) and the next one starts from it:
 - the home page's latest decisions (they change with a decision run, whose publication reads
   the cohorts' records in full) are carried for the publications that do not read them;
 - what the publication computed rather than read: the forecasts' table digests and statistics
-  with the digest of what they were computed from (``site/boards.py``: a tick
-  with no bet scored or matured neither formats nor analyses one).
+  with the digest of what they were computed from (``site/boards.py``: a tick with no bet
+  scored or matured neither formats nor analyses one).
 
 A file that is missing, unreadable or of another version is treated as empty: the publication
 reads everything, as before, and carries it from then on.
@@ -28,7 +31,7 @@ reads everything, as before, and carries it from then on.
 from __future__ import annotations
 
 import gzip
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -38,11 +41,12 @@ from arena_core.domain.cohort import Agent, Cohort, CohortStatus
 from arena_core.domain.decisions import DecisionRecord
 from arena_core.domain.holdings import AgentRecords
 from arena_core.domain.portfolio import BetScore, FamilyTotals, PortfolioSnapshot, SeriesPoint
-from arena_core.ports.publisher import INTERNAL
+from arena_core.ports.publisher import INTERNAL, digest
 from arena_core.ports.view_store import ViewStore
 
 CARRIED = f"{INTERNAL}carried/leaderboard.json.gz"  # bookkeeping: never served
-VERSION = 2  # 2: no record of the tables' files (the manifest holds both digests)
+HISTORY = f"{INTERNAL}carried/history.json.gz"  # the scores and final snapshots, read if needed
+VERSION = 3  # 2: no record of the tables' files; 3: scores and final snapshots in HISTORY
 CARRIED_RESOLUTIONS = ("hour", "day", "week")  # raw points change every pass: read, not carried
 
 
@@ -56,19 +60,55 @@ class FeedEntry(BaseModel):
     reasoning: str
 
 
+def _gzipped_json(model: BaseModel) -> bytes:
+    """Deterministic bytes (no time in the gzip header): unchanged state, unchanged file,
+    nothing uploaded."""
+    return gzip.compress(model.model_dump_json().encode(), compresslevel=6, mtime=0)
+
+
+class History(BaseModel):
+    """What changes a few times a day and is read only where it is needed: every family's
+    scores and every completed cohort's final snapshots (most of the carried bytes after a
+    year: parsed and written again every ten minutes, they were most of a tick's time)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # One more at each write: no history is written twice with the same bytes, so one a
+    # failed publication left behind is never taken by the publisher for one it wrote.
+    generation: int = 0
+    scores: dict[str, list[BetScore]] = {}  # by family, in trade-id order
+    finals: dict[str, list[PortfolioSnapshot]] = {}  # by completed cohort
+
+    @classmethod
+    def load(cls, body: bytes) -> History:
+        try:
+            return cls.model_validate_json(gzip.decompress(body))
+        except (OSError, EOFError, ValueError, ValidationError):
+            return cls()  # unreadable: read everything again
+
+    def dump(self) -> bytes:
+        return _gzipped_json(self)
+
+
 class Carried(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     version: int = VERSION
-    scores: dict[str, list[BetScore]] = {}  # by family, in trade-id order
-    finals: dict[str, list[PortfolioSnapshot]] = {}  # by completed cohort
+    # The digest and generation of the history file (``HISTORY``) this state was written
+    # with: another file (a publication that failed between the two uploads) is not read.
+    history: str = ""
+    history_generation: int = 0
+    # How many scores of each family the history holds: compared with the family aggregates'
+    # counts without reading it.
+    score_counts: dict[str, int] = {}
     series: dict[str, list[SeriesPoint]] = {}  # by "family/resolution", oldest first
     feed: list[FeedEntry] | None = None  # None: never read yet
     # Completed cohorts whose positions were read into the position_returns table (some have
     # none: a cohort that never traded is not read again every tick).
     positions_read: list[str] = []
-    # The forecasts' statistics with the digest of what they were computed from, by
-    # "methodology/part" (``site/boards.py``): they change when a bet is scored or matures.
+    # The forecasts' statistics and table digests with the digest of what they were computed
+    # from, by "methodology/part" (``site/boards.py``, ``site/collect.py``): they change when
+    # a bet is scored or matures.
     statistics: dict[str, tuple[str, str]] = {}
 
     @classmethod
@@ -82,22 +122,30 @@ class Carried(BaseModel):
         return carried if carried.version == VERSION else cls()
 
     def dump(self) -> bytes:
-        """Deterministic bytes (no time in the gzip header): unchanged state, unchanged file,
-        nothing uploaded."""
-        return gzip.compress(self.model_dump_json().encode(), compresslevel=6, mtime=0)
+        return _gzipped_json(self)
 
 
 class CarriedViews(ViewStore):
     """A view store that answers the leaderboard's reads from the carried state, reading only
-    what changed since, and records what it read for the next publication (``carried``)."""
+    what changed since, and records what it read for the next publication (``files``)."""
 
     def __init__(
-        self, inner: ViewStore, carried: Carried, *, fresh: Sequence[PortfolioSnapshot] = ()
+        self,
+        inner: ViewStore,
+        carried: Carried,
+        history: Callable[[], bytes | None] = lambda: None,
+        *,
+        fresh: Sequence[PortfolioSnapshot] = (),
     ) -> None:
-        """``fresh``: snapshots just taken (a pass's, before its publication): the latest of
-        their agents, so an active cohort they all cover is not read back."""
+        """``history``: reads the history file, called once if at all (when a score or a
+        final snapshot is needed); ``fresh``: snapshots just taken (a pass's, before its
+        publication): the latest of their agents, so an active cohort they all cover is not
+        read back."""
         self._inner = inner
         self._carried = carried
+        self._read_history = history
+        self._history: History | None = None
+        self._history_changed = False
         self._aggregates: dict[str, FamilyAggregate] | None = None
         self._latest: dict[str, dict[str, PortfolioSnapshot]] = {}
         for snapshot in fresh:
@@ -107,18 +155,41 @@ class CarriedViews(ViewStore):
     def carried(self) -> Carried:
         return self._carried
 
+    def history(self) -> History:
+        if self._history is None:
+            body = self._read_history()
+            if body and self._carried.history == digest(body):
+                self._history = History.load(body)
+            else:  # none, or not the one this state was written with: start over
+                self._history, self._history_changed = History(), True
+                self._carried.score_counts = {}
+        return self._history
+
+    def files(self) -> dict[str, bytes]:
+        """The carried state's files: the history only when it changed."""
+        files = {}
+        if self._history is not None and self._history_changed:
+            self._history.generation = self._carried.history_generation + 1
+            body = self._history.dump()
+            self._carried.history = digest(body)
+            self._carried.history_generation = self._history.generation
+            files[HISTORY] = body
+        files[CARRIED] = self._carried.dump()
+        return files
+
     # --- what the leaderboard reads ------------------------------------------------------------
 
     def latest_snapshots(self, cohort: Cohort) -> dict[str, PortfolioSnapshot]:
         completed = cohort.status is CohortStatus.COMPLETED
-        if completed and cohort.cohort_id in self._carried.finals:
-            return {s.agent_id: s for s in self._carried.finals[cohort.cohort_id]}
+        if completed and cohort.cohort_id in self.history().finals:
+            return {s.agent_id: s for s in self.history().finals[cohort.cohort_id]}
         if not self._covers(cohort):
             found = self._inner.latest_snapshots(cohort)
             self._latest[cohort.cohort_id] = found
             if completed and len(found) == len(cohort.lineup):
                 ordered = sorted(found.values(), key=lambda s: s.agent_id)
-                self._carried.finals[cohort.cohort_id] = ordered
+                self.history().finals[cohort.cohort_id] = ordered
+                self._history_changed = True
         return self._latest[cohort.cohort_id]
 
     def _covers(self, cohort: Cohort) -> bool:
@@ -133,15 +204,22 @@ class CarriedViews(ViewStore):
             self._aggregates = self._inner.family_aggregates()
         return self._aggregates
 
-    def family_scores(self, family_id: str) -> list[BetScore]:
+    def scored_count(self, family_id: str) -> int:
+        """How many of the family's bets are scored (its aggregate's count)."""
         aggregate = self.family_aggregates().get(family_id)
-        expected = aggregate.scored_bets if aggregate else 0
-        carried = self._carried.scores.get(family_id)
-        if carried is not None and len(carried) == expected:
-            return list(carried)
+        return aggregate.scored_bets if aggregate else 0
+
+    def family_scores(self, family_id: str) -> list[BetScore]:
+        expected = self.scored_count(family_id)
+        if self._carried.score_counts.get(family_id) == expected:
+            carried = self.history().scores.get(family_id)
+            if carried is not None and len(carried) == expected:
+                return list(carried)
         found = self._inner.family_scores(family_id)
         if len(found) == expected:  # an index still catching up is read again next time
-            self._carried.scores[family_id] = found
+            self.history().scores[family_id] = found
+            self._carried.score_counts[family_id] = expected
+            self._history_changed = True
         return found
 
     def series(

@@ -12,10 +12,11 @@ and left alone).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import cache, cached_property, partial
 from typing import Protocol
 
 from arena_core.analysis.figures import Rules
@@ -59,7 +60,7 @@ from arena_core.site.series import (
     pnl_charts,
     return_charts,
 )
-from arena_core.site.table_memo import Csvs, Table
+from arena_core.site.table_memo import Csvs, Digests, Table
 
 
 @dataclass(frozen=True)
@@ -153,10 +154,14 @@ class FamilyView:
     spec: AgentSpec
     latest: list[PortfolioSnapshot]
     series: LazySeries  # its points at every resolution, read as charts need them
-    charts: list[RangeChart]
+    draw_charts: Callable[[], list[RangeChart]]  # its model page's (the leaderboard has none)
     recent: list[DecisionView] = field(default_factory=list)
     # The lineup releases where the family changed model or name (or was retired: None).
     releases: list[tuple[LineupRelease, AgentSpec | None]] = field(default_factory=list)
+
+    @cached_property
+    def charts(self) -> list[RangeChart]:
+        return self.draw_charts()
 
 
 @dataclass
@@ -203,10 +208,44 @@ class _FamilyReads:
     """What one publication reads per family, once, whichever leaderboards it appears on."""
 
     latest: dict[str, list[PortfolioSnapshot]]
-    scores: dict[str, list[BetScore]]
+    scores: _Scores
     series: dict[str, LazySeries]
-    charts: dict[str, list[RangeChart]]
+    charts: dict[str, Callable[[], list[RangeChart]]]  # drawn where a model page is
     releases: dict[str, list[tuple[LineupRelease, AgentSpec | None]]]
+
+
+class _Scores:
+    """Each family's scores, read (or taken from the carried state) on first use."""
+
+    def __init__(self, views: ViewStore) -> None:
+        self._views = views
+        self._read: dict[str, list[BetScore]] = {}
+
+    def __call__(self, family_id: str) -> list[BetScore]:
+        if family_id not in self._read:
+            self._read[family_id] = self._views.family_scores(family_id)
+        return self._read[family_id]
+
+    def expected(self, family_id: str) -> int:
+        """How many of the family's bets are scored (its aggregate's count)."""
+        aggregate = self._views.family_aggregates().get(family_id)
+        return aggregate.scored_bets if aggregate else 0
+
+
+def _kept_digests(kept: tuple[str, str] | None, key: str, now: datetime) -> Digests | None:
+    """A table's digests as kept under ``key`` (``"csv json until"``), while ``now`` is
+    before ``until`` (``-``: never)."""
+    if kept is None or kept[0] != key:
+        return None
+    parts = kept[1].split(" ")
+    if len(parts) != 3:
+        return None
+    try:
+        if parts[2] != "-" and now >= datetime.fromisoformat(parts[2]):
+            return None
+    except ValueError:
+        return None
+    return parts[0], parts[1]
 
 
 class SiteStores(WithCohorts, WithLedger, WithLineups, WithMarkets, WithViews, WithPanel, Protocol):
@@ -257,10 +296,11 @@ class SiteCollector:
         series = {s.family_id: self._family_series(s.family_id) for s in specs}
         reads = _FamilyReads(
             latest=self._latest_by_family(cohorts, specs),
-            scores={s.family_id: self._views.family_scores(s.family_id) for s in specs},
+            scores=_Scores(self._views),
             series=series,
             charts={
-                s.family_id: pnl_charts(
+                s.family_id: partial(
+                    pnl_charts,
                     s.display_name,
                     series[s.family_id],
                     self.now,
@@ -337,9 +377,6 @@ class SiteCollector:
             f: [s for s in snapshots if s.cohort_id in ids] for f, snapshots in reads.latest.items()
         }
         mine = [p for p in positions if p["cohort_id"] in ids]
-        scores = [
-            b for spec in specs for b in reads.scores.get(spec.family_id, []) if b.cohort_id in ids
-        ]
         rows = {
             "family_returns": inputs.return_rows(
                 version,
@@ -354,7 +391,7 @@ class SiteCollector:
         if version == Methodology.V1_PANEL:
             rows |= self._panel_tables(version, cohorts, specs)
         tables = {name: Table.of(name, found) for name, found in rows.items()}
-        tables["forecasts"] = self._forecasts(version, scores)
+        tables["forecasts"] = self._forecasts(version, ids, specs, reads.scores)
         digests = {name: table.digest for name, table in tables.items()}
         result = build(Csvs(tables), version, self._rules, self._kept, digests)
         views = [
@@ -371,25 +408,35 @@ class SiteCollector:
         views.sort(key=lambda v: order.get(v.spec.family_id, len(order)))
         return LeaderboardData(version, cohorts, views, tables, result, self._rules)
 
-    def _forecasts(self, version: str, scores: Sequence[BetScore]) -> Table:
+    def _forecasts(
+        self, version: str, ids: Collection[str], specs: Sequence[AgentSpec], reads: _Scores
+    ) -> Table:
         """The forecasts table, its rows and files computed only when needed: their digests
-        are kept with what they were computed from (the scores and which have matured), so a
-        publication in which no bet was scored and none matured neither formats a row nor
-        analyses one."""
+        are kept with what they were computed from (``inputs.forecasts_key``) until a score
+        matures, so a publication in which no bet was scored and none matured neither reads
+        a score nor formats a row nor analyses one."""
+
+        @cache
+        def scores() -> list[BetScore]:
+            return [b for s in specs for b in reads(s.family_id) if b.cohort_id in ids]
 
         def rows() -> list[inputs.Row]:
-            return inputs.forecast_rows(version, scores, self.now)
+            return inputs.forecast_rows(version, scores(), self.now)
 
         if self._kept is None:
             return Table("forecasts", rows)
-        key = inputs.forecasts_key(version, scores, self.now)
-        slot = f"{version}/forecasts.csv"
-        earlier = self._kept.get(slot)
-        known = earlier[1].split(" ") if earlier is not None and earlier[0] == key else None
-        table = Table(
-            "forecasts", rows, digests=(known[0], known[1]) if known and len(known) == 2 else None
-        )
-        self._kept[slot] = (key, " ".join(table.digests))
+        counts = {s.family_id: reads.expected(s.family_id) for s in specs}
+        key, slot = inputs.forecasts_key(version, counts, ids), f"{version}/forecasts.csv"
+        kept = _kept_digests(self._kept.get(slot), key, self.now)
+        if kept is not None:
+            return Table("forecasts", rows, digests=kept)
+        table = Table("forecasts", rows)
+        if all(len(reads(f)) == n for f, n in counts.items()):  # no index catching up
+            until = inputs.next_maturity(scores(), self.now)
+            self._kept[slot] = (
+                key,
+                " ".join([*table.digests, until.isoformat() if until else "-"]),
+            )
         return table
 
     def _panel_tables(

@@ -42,14 +42,23 @@ def matured(closes_at: datetime | None, now: datetime) -> bool:
     return closes_at is None or closes_at <= now
 
 
-def forecasts_key(methodology: str, scores: Iterable[BetScore], now: datetime) -> str:
-    """What ``forecast_rows`` (and the forecasts table's CSV) are computed from: the code, the
-    methodology, and each score (a score is written once, under its trade id) with whether it
-    has matured by ``now``: equal keys, equal tables."""
+def forecasts_key(methodology: str, counts: Mapping[str, int], cohort_ids: Iterable[str]) -> str:
+    """What ``forecast_rows`` (and the forecasts table's files) are computed from, but time: the
+    code, the methodology, its cohorts and how many bets of each family are scored (a score
+    is written once, under its trade id, and counted in its family's aggregate in the same
+    transaction). Equal keys, equal tables, until a score matures (``next_maturity``)."""
     digest = hashlib.sha256(f"{code_digest()}\0{methodology}\0".encode())
-    for score in scores:
-        digest.update(f"{score.trade_id}\0{int(matured(score.closes_at, now))}\0".encode())
+    for family, count in sorted(counts.items()):
+        digest.update(f"{family}\0{count}\0".encode())
+    for cohort_id in sorted(cohort_ids):
+        digest.update(f"{cohort_id}\0".encode())
     return digest.hexdigest()
+
+
+def next_maturity(scores: Iterable[BetScore], now: datetime) -> datetime | None:
+    """When the first of ``scores`` not matured by ``now`` matures (its ``matured`` column
+    changes then), or None."""
+    return min((s.closes_at for s in scores if s.closes_at and s.closes_at > now), default=None)
 
 
 def forecast_rows(methodology: str, scores: Iterable[BetScore], now: datetime) -> list[Row]:
