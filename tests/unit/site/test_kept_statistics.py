@@ -5,6 +5,7 @@ read only for the same forecasts, families, rules and code, and never trusted wh
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 import pytest
 
@@ -89,9 +90,9 @@ def test_the_same_forecasts_are_analysed_once_and_give_the_same_board(
     kept: boards.Kept = {}
     first = build(_tables(), "v1", RULES, kept)
     again = build(_tables(), "v1", RULES, kept)
-    assert counting.calls == 1 and set(kept) == {"v1/bets"}
+    assert counting.calls == 1 and set(kept) == {"v1/bets", "v1/returns"}
     assert again == first == build(_tables(), "v1", RULES)  # and as without anything kept
-    # Returns are not part of what is kept: a new cohort's return moves the board at once
+    # The live returns are not part of what is kept: a new cohort's return moves the board
     moved = _tables()
     moved["family_returns"] = _table("family_returns", [returns("sharp", "c2026-03-08", "50", 2)])
     row = build(moved, "v1", RULES, kept).row("sharp")
@@ -118,6 +119,92 @@ def test_anything_else_is_analysed_again(monkeypatch: pytest.MonkeyPatch, change
     else:
         key, _ = kept["v1/bets"]
         kept["v1/bets"] = (key, "{not json")
+    result = build(found, "v1", rules, kept)
+    assert counting.calls == 2
+    assert result == build(found, "v1", rules)
+
+
+def _matured_tables(cohorts: int, *, pnl: str = "10") -> dict[str, bytes]:
+    """Two families with ``cohorts`` matured cohorts each, a position per cohort and family."""
+    found = _tables()
+    records, positions = [], []
+    for i in range(cohorts):
+        cohort = f"c2026-03-{1 + 7 * i:02d}"
+        for name, sign in (("sharp", 1), ("fair", -1)):
+            value = Decimal(pnl) * sign + i
+            records.append(
+                {**returns(name, cohort, str(value), 1), "completed": True, "matured": True}
+            )
+            positions.append(
+                {
+                    "methodology": "v1", "family_id": name, "agent_id": f"{cohort}.{name}",
+                    "cohort_id": cohort, "position_id": f"{cohort}.{name}.p", "market_id": f"m{i}",
+                    "event_id": f"e{i}", "run_week": f"w{cohort[1:]}", "closes_at": None,
+                    "realized_pnl": value * 100, "pnl_pct": value,
+                }
+            )  # fmt: skip
+    records.append(returns("sharp", "c2026-05-31", "3", 1))  # a live cohort: provisional only
+    found["family_returns"] = _table("family_returns", records)
+    found["position_returns"] = _table("position_returns", positions)
+    return found
+
+
+class CountingReturns:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+        original = boards.return_statistics
+
+        def counted(*args: object, **kwargs: object) -> board_module.ReturnStatistics:
+            self.calls += 1
+            return original(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(boards, "return_statistics", counted)
+
+
+def test_return_statistics_are_kept_while_no_cohort_matures(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    counting = CountingReturns(monkeypatch)
+    kept: boards.Kept = {}
+    first = build(_matured_tables(3), "v1", RULES, kept)
+    sharp = first.row("sharp")
+    assert sharp is not None and sharp.result is not None and sharp.result.returns is not None
+    assert first.bets.return_pairs  # something to keep
+    # The live cohort's return moves: the kept statistics hold, the provisional figure moves
+    moved = _matured_tables(3)
+    text = moved["family_returns"].decode().replace(",0.0300,3.00,", ",0.0900,9.00,")
+    assert text != moved["family_returns"].decode()
+    moved["family_returns"] = text.encode()
+    again = build(moved, "v1", RULES, kept)
+    assert counting.calls == 1
+    assert again == build(moved, "v1", RULES)  # as without anything kept
+    assert again.row("sharp") != first.row("sharp")
+    # A cohort more matured: computed again
+    more = build(_matured_tables(4), "v1", RULES, kept)
+    assert counting.calls == 3 and more == build(_matured_tables(4), "v1", RULES)
+    assert more.bets.return_pairs != first.bets.return_pairs
+
+
+@pytest.mark.parametrize("change", ["positions", "rules", "code", "garbage", "names"])
+def test_return_statistics_are_computed_again_for_anything_else(
+    monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    counting = CountingReturns(monkeypatch)
+    kept: boards.Kept = {}
+    build(_matured_tables(3), "v1", RULES, kept)
+    found, rules = _matured_tables(3), RULES
+    if change == "positions":  # the same cohorts matured, another P/L
+        found["position_returns"] = _matured_tables(3, pnl="20")["position_returns"]
+    elif change == "rules":
+        rules = type(RULES)(min_forecasts=7, min_cohorts=2, min_weeks=2, min_events=2)
+    elif change == "code":
+        monkeypatch.setattr(boards, "code_digest", lambda: "other code")
+    elif change == "garbage":
+        key, _ = kept["v1/returns"]
+        kept["v1/returns"] = (key, '{"figures": {}, "pairs": "no"}')
+    else:  # kept under this key with other families: not trusted
+        key, text = kept["v1/returns"]
+        kept["v1/returns"] = (key, text.replace('"sharp"', '"other"'))
     result = build(found, "v1", rules, kept)
     assert counting.calls == 2
     assert result == build(found, "v1", rules)

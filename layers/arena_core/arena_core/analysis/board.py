@@ -27,7 +27,7 @@ from arena_core.analysis.families import (
     family_result,
     market_forecasts,
 )
-from arena_core.analysis.figures import BRIER, Measure, Rules
+from arena_core.analysis.figures import BRIER, Figure, Measure, Rules
 from arena_core.analysis.pairs import (
     PairResult,
     compare_forecasts,
@@ -220,6 +220,59 @@ def analyze_forecasts(
     return board
 
 
+@dataclass(frozen=True)
+class ReturnStatistics:
+    """What the matured cohorts' returns decide (``return_statistics``): each family's return
+    figure and the pairs on return. A function of which cohorts of each family matured and of
+    their positions alone: the site keeps it between publications (``site/boards.py``)."""
+
+    figures: dict[str, Figure | None]
+    pairs: list[PairResult]
+
+
+def _returns_by_family(returns: Sequence[CohortReturn]) -> dict[str, list[CohortReturn]]:
+    ordered = sorted(
+        returns, key=lambda r: (r.family_id, r.week, r.cohort_id, r.return_pct, r.matured)
+    )
+    found: dict[str, list[CohortReturn]] = {}
+    for entry in ordered:
+        found.setdefault(entry.family_id, []).append(entry)
+    return found
+
+
+def return_names(board: Board, returns: Sequence[CohortReturn]) -> list[str]:
+    """The families a board with returns has a figure for."""
+    return sorted(set(board.families) | {r.family_id for r in returns})
+
+
+def return_statistics(
+    board: Board,
+    returns: Sequence[CohortReturn],
+    positions: Sequence[PositionPnl],
+    *,
+    compared: set[str],
+) -> ReturnStatistics:
+    """Each family's mean return over matured cohorts and the pairs on return."""
+    rules = board.rules
+    by_family_returns = _returns_by_family(returns)
+    by_family_positions: dict[str, list[PositionPnl]] = {}
+    for position in sorted(positions, key=_position_order):
+        by_family_positions.setdefault(position.family_id, []).append(position)
+    names = return_names(board, returns)
+    figures = {
+        name: return_figure(
+            by_family_returns.get(name, []), by_family_positions.get(name, []), rules
+        )
+        for name in names
+    }
+    pairs = compare_returns(
+        {n: by_family_returns[n] for n in names if n in by_family_returns and n in compared},
+        by_family_positions,
+        rules,
+    )
+    return ReturnStatistics(figures, pairs)
+
+
 def with_returns(
     board: Board,
     returns: Sequence[CohortReturn],
@@ -228,25 +281,20 @@ def with_returns(
     rankable: set[str],
     compared: set[str],
     calibrate: bool = True,
+    statistics: ReturnStatistics | None = None,
 ) -> Board:
     """A new board: ``board`` (``analyze_forecasts``'s, left as it is) with each family's
     return over completed cohorts, over every cohort (provisional), and the pairs on return.
-    A family with returns and no forecast gets the figures of none."""
+    A family with returns and no forecast gets the figures of none. ``statistics``: the
+    return statistics of these returns and positions, when known (then ``positions`` is not
+    read)."""
     rules = board.rules
-    returns = sorted(
-        returns, key=lambda r: (r.family_id, r.week, r.cohort_id, r.return_pct, r.matured)
-    )
-    by_family_returns: dict[str, list[CohortReturn]] = {}
-    for entry in returns:
-        by_family_returns.setdefault(entry.family_id, []).append(entry)
-    by_family_positions: dict[str, list[PositionPnl]] = {}
-    for position in sorted(positions, key=_position_order):
-        by_family_positions.setdefault(position.family_id, []).append(position)
-    names = sorted(set(board.families) | set(by_family_returns))
+    if statistics is None:
+        statistics = return_statistics(board, returns, positions, compared=compared)
+    by_family_returns = _returns_by_family(returns)
     families = {}
-    for name in names:
-        mine = by_family_returns.get(name, [])
-        every = [r.return_pct for r in mine]
+    for name in return_names(board, returns):
+        every = [r.return_pct for r in by_family_returns.get(name, [])]
         base = board.families.get(name) or family_result(
             name,
             [],
@@ -259,16 +307,11 @@ def with_returns(
         )
         families[name] = replace(
             base,
-            returns=return_figure(mine, by_family_positions.get(name, []), rules),
+            returns=statistics.figures[name],
             provisional_return=math.fsum(every) / len(every) if every else None,
             return_cohorts=len(every),
         )
-    return_pairs = compare_returns(
-        {n: by_family_returns[n] for n in names if n in by_family_returns and n in compared},
-        by_family_positions,
-        rules,
-    )
-    return replace(board, families=families, return_pairs=return_pairs)
+    return replace(board, families=families, return_pairs=statistics.pairs)
 
 
 def estimate_for(rows: Sequence[Forecast], measure: Measure, rules: Rules) -> Estimate | None:

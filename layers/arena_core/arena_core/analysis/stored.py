@@ -31,14 +31,24 @@ MEASURES = {m.name: m for m in vars(figures).values() if isinstance(m, Measure)}
 
 
 def dump_board(board: Board) -> str:
-    return json.dumps(_plain(board), separators=(",", ":"))
+    return dump_value(board)
+
+
+def dump_value(value: Any) -> str:
+    """Any value of the analysis's types (dataclasses of them included) as JSON."""
+    return json.dumps(_plain(value), separators=(",", ":"))
+
+
+def load_value(kind: Any, text: str) -> Any:
+    """A value of type ``kind`` as ``dump_value`` wrote it."""
+    try:
+        return _typed(kind, json.loads(text))
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
+        raise DatasetError(f"a stored value cannot be read: {type(exc).__name__}") from exc
 
 
 def load_board(text: str) -> Board:
-    try:
-        board = _typed(Board, json.loads(text))
-    except (ValueError, KeyError, TypeError, RecursionError) as exc:
-        raise DatasetError(f"a stored board cannot be read: {type(exc).__name__}") from exc
+    board = load_value(Board, text)
     if not isinstance(board, Board):
         raise DatasetError("a stored board is not a board")
     return board

@@ -54,7 +54,7 @@ from arena_core.site.costs import cost_rows, merged
 from arena_core.site.dataset import BUNDLE, PACKAGE, SITE_TABLES, bundle, datapackage
 from arena_core.site.decision_details import decisions_marker
 from arena_core.site.feed import FeedItem, latest_decisions
-from arena_core.site.inputs import carried_positions
+from arena_core.site.inputs import Row, carried_positions
 from arena_core.site.live import live_file, live_path, live_values
 from arena_core.site.markets import market_row, market_views
 from arena_core.site.render import SiteRenderer, recent_decisions
@@ -118,6 +118,11 @@ class PublishSiteService:
         self._blobs = blobs
         self._clock = clock
 
+    def _published_positions(self) -> list[Row]:
+        """The completed cohorts' positions as last published (read only if needed)."""
+        earlier = self._publisher.read(POSITIONS_PATH)
+        return carried_positions(json.loads(earlier)) if earlier else []
+
     def _live(self, cohorts: list[Cohort], published: dict[str, str]) -> list[Cohort]:
         return [
             c
@@ -177,9 +182,7 @@ class PublishSiteService:
             if scope.cohort_pages or view.cohort.status is CohortStatus.COMPLETED:
                 self._read_changed_details(view, collector, published)
                 files.update(self._cohort_files(renderer, view))
-        earlier = self._publisher.read(POSITIONS_PATH)
-        positions = carried_positions(json.loads(earlier)) if earlier else []
-        boards = collector.leaderboards(cohorts, positions, state.positions_read)
+        boards = collector.leaderboards(cohorts, self._published_positions, state.positions_read)
         state.positions_read = sorted(
             c.cohort_id for c in cohorts if c.status is CohortStatus.COMPLETED
         )

@@ -19,12 +19,21 @@ from enum import StrEnum
 from typing import TypeVar
 
 from arena_core.analysis import dataset, stored
-from arena_core.analysis.board import MARKET, Board, analyze, analyze_forecasts, with_returns
+from arena_core.analysis.board import (
+    MARKET,
+    Board,
+    ReturnStatistics,
+    analyze,
+    analyze_forecasts,
+    return_names,
+    return_statistics,
+    with_returns,
+)
 from arena_core.analysis.clustered import Clustering
 from arena_core.analysis.dataset import Bet, CohortRecord, Family, PanelEntry
 from arena_core.analysis.families import FamilyResult
 from arena_core.analysis.figures import BRIER, PEER, Rules
-from arena_core.analysis.rows import PositionPnl
+from arena_core.analysis.rows import CohortReturn, PositionPnl
 from arena_core.code import code_digest
 from arena_core.domain.coherence import CoherenceSummary, TradeCoherence, coherence_summary
 from arena_core.domain.money import ZERO
@@ -169,9 +178,12 @@ class Inputs:
     coherence: list[tuple[str, TradeCoherence]]  # (family, buy)
 
 
-def read_inputs(tables: Mapping[str, bytes], methodology: str, *, bets: bool = True) -> Inputs:
-    """Parse the input tables and keep the methodology's rows (``bets``: the forecasts too;
-    they need not be parsed when their statistics are kept)."""
+def read_inputs(
+    tables: Mapping[str, bytes], methodology: str, *, bets: bool = True, positions: bool = True
+) -> Inputs:
+    """Parse the input tables and keep the methodology's rows (``bets``, ``positions``: the
+    forecasts and the positions too; they need not be parsed when their statistics are
+    kept)."""
 
     def rows(name: str, columns: Sequence[str]) -> list[dataset.Record]:
         data = tables.get(name)
@@ -186,7 +198,11 @@ def read_inputs(tables: Mapping[str, bytes], methodology: str, *, bets: bool = T
         families=dataset.families(rows("families", dataset.FAMILY_COLUMNS)),
         bets=dataset.bets(rows("forecasts", dataset.FORECAST_COLUMNS)) if bets else [],
         records=dataset.cohort_records(rows("family_returns", dataset.RETURN_COLUMNS)),
-        positions=dataset.positions(rows("position_returns", dataset.POSITION_COLUMNS)),
+        positions=(
+            dataset.positions(rows("position_returns", dataset.POSITION_COLUMNS))
+            if positions
+            else []
+        ),
         panel=dataset.panel_entries(rows("panel_scores", dataset.PANEL_COLUMNS)) if panel else [],
         coherence=_coherence(rows("coherence", COHERENCE_COLUMNS)) if panel else [],
     )
@@ -301,6 +317,40 @@ def _bets_part(
     return part
 
 
+def _returns_part(
+    tables: Mapping[str, bytes],
+    methodology: str,
+    *,
+    board: Board,
+    returns: Sequence[CohortReturn],
+    models: set[str],
+    kept: Kept,
+    digests: Mapping[str, str],
+) -> ReturnStatistics:
+    """The return statistics: as kept when computed by the same code under the same rules for
+    the same families from the same matured cohorts and positions, else computed from the
+    positions (then kept). They change when a cohort matures, not every ten minutes."""
+    digest = hashlib.sha256()
+    positions = digests.get("position_returns") or digest_of(tables.get("position_returns", b""))
+    matured = sorted((r.family_id, r.cohort_id) for r in returns if r.matured)
+    names = return_names(board, returns)
+    for text in (code_digest(), methodology, repr(board.rules), positions, repr(sorted(models))):
+        digest.update(text.encode() + b"\0")
+    digest.update(repr((names, matured)).encode())
+    key, slot = digest.hexdigest(), f"{methodology}/returns"
+    if slot in kept and kept[slot][0] == key:
+        try:
+            found = stored.load_value(ReturnStatistics, kept[slot][1])
+            if isinstance(found, ReturnStatistics) and sorted(found.figures) == names:
+                return found
+        except DatasetError:
+            pass  # unreadable: computed again, as without it
+    inputs = read_inputs(tables, methodology, bets=False)
+    computed = return_statistics(board, returns, inputs.positions, compared=models)
+    kept[slot] = (key, stored.dump_value(computed))
+    return computed
+
+
 def build(
     tables: Mapping[str, bytes],
     methodology: str,
@@ -313,16 +363,28 @@ def build(
     updated otherwise (the site's, between publications; the result is the same either way);
     ``digests``: the tables' digests where known (a table is then read only if its statistics
     are not kept: ``tables`` may compute its CSV on demand)."""
-    part = _bets_part(tables, methodology, rules, {} if kept is None else kept, digests or {})
-    inputs = read_inputs(tables, methodology, bets=False)
+    kept = {} if kept is None else kept
+    part = _bets_part(tables, methodology, rules, kept, digests or {})
+    inputs = read_inputs(tables, methodology, bets=False, positions=False)
     models = {f.family_id for f in inputs.families if f.kind == "llm"}
+    returns = [r.result for r in inputs.records]
+    statistics = _returns_part(
+        tables,
+        methodology,
+        board=part.board,
+        returns=returns,
+        models=models,
+        kept=kept,
+        digests=digests or {},
+    )
     bets = with_returns(
         part.board,
-        [r.result for r in inputs.records],
-        inputs.positions,
+        returns,
+        [],
         rankable=models,
         compared=models,
         calibrate=methodology == V1,
+        statistics=statistics,
     )
     records_of = _by_family([(r.result.family_id, r) for r in inputs.records])
     cohorts = sorted({r.result.cohort_id for r in inputs.records})

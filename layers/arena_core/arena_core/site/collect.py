@@ -52,6 +52,13 @@ from arena_core.ports.view_store import ViewStore
 from arena_core.site import inputs
 from arena_core.site.boards import BoardResult, Kept, Row, build
 from arena_core.site.charts import RangeChart
+from arena_core.site.completed import (
+    CompletedPart,
+    assembled_returns,
+    completed_key,
+    computed,
+    newest,
+)
 from arena_core.site.decision_details import DecisionDetails, read_details
 from arena_core.site.series import (
     LazySeries,
@@ -152,7 +159,7 @@ class CohortView:
 @dataclass
 class FamilyView:
     spec: AgentSpec
-    latest: list[PortfolioSnapshot]
+    latest_of: Callable[[], list[PortfolioSnapshot]]  # its latest in every cohort, by cohort
     series: LazySeries  # its points at every resolution, read as charts need them
     draw_charts: Callable[[], list[RangeChart]]  # its model page's (the leaderboard has none)
     recent: list[DecisionView] = field(default_factory=list)
@@ -162,6 +169,12 @@ class FamilyView:
     @cached_property
     def charts(self) -> list[RangeChart]:
         return self.draw_charts()
+
+    @cached_property
+    def latest(self) -> list[PortfolioSnapshot]:
+        """Read where it is shown (the model pages): the leaderboard needs only the live
+        cohorts' and the completed part it keeps (``site/completed.py``)."""
+        return self.latest_of()
 
 
 @dataclass
@@ -176,6 +189,7 @@ class LeaderboardData:
     inputs: dict[str, Table]  # the input tables, by name, as published
     result: BoardResult
     rules: Rules
+    as_of: datetime | None = None  # its newest snapshot: the time its values are from
 
     def family(self, family_id: str) -> FamilyView | None:
         return next((f for f in self.families if f.spec.family_id == family_id), None)
@@ -207,11 +221,16 @@ def methodologies(cohorts: Sequence[Cohort]) -> list[str]:
 class _FamilyReads:
     """What one publication reads per family, once, whichever leaderboards it appears on."""
 
-    latest: dict[str, list[PortfolioSnapshot]]
+    latest: Callable[[], dict[str, list[PortfolioSnapshot]]]  # every cohort's, on first use
     scores: _Scores
     series: dict[str, LazySeries]
     charts: dict[str, Callable[[], list[RangeChart]]]  # drawn where a model page is
     releases: dict[str, list[tuple[LineupRelease, AgentSpec | None]]]
+    positions: Callable[[], list[inputs.Row]]  # every completed cohort's, on first use
+
+
+def _newest(latest: Mapping[str, Sequence[PortfolioSnapshot]]) -> datetime | None:
+    return max((s.taken_at for found in latest.values() for s in found), default=None)
 
 
 class _Scores:
@@ -284,18 +303,19 @@ class SiteCollector:
     def leaderboards(
         self,
         cohorts: Sequence[Cohort],
-        positions: Sequence[inputs.Row] = (),
+        positions: Callable[[], Sequence[inputs.Row]] = tuple,
         read: Collection[str] = (),
     ) -> list[LeaderboardData]:
-        """One leaderboard per methodology version, the current one first. ``positions``: the
-        positions of completed cohorts published before, ``read``: the completed cohorts they
-        were read from (those of any other completed cohort are read once here)."""
+        """One leaderboard per methodology version, the current one first. ``positions``: reads
+        the positions of completed cohorts published before (called only if they are needed),
+        ``read``: the completed cohorts they were read from (those of any other completed
+        cohort are read once here)."""
         specs = families(cohorts)
         releases = self._lineups.releases()
         changes = {s.family_id: family_changes(releases, s.family_id) for s in specs}
         series = {s.family_id: self._family_series(s.family_id) for s in specs}
         reads = _FamilyReads(
-            latest=self._latest_by_family(cohorts, specs),
+            latest=cache(partial(self._latest_by_family, cohorts, specs)),
             scores=_Scores(self._views),
             series=series,
             charts={
@@ -309,12 +329,12 @@ class SiteCollector:
                 for s in specs
             },
             releases=changes,
+            positions=cache(lambda: self.completed_positions(cohorts, positions(), read)),
         )
-        held = self.completed_positions(cohorts, positions, read)
         boards = []
         for version in methodologies(cohorts):
             members = [c for c in cohorts if c.methodology_version == version]
-            boards.append(self._leaderboard(version, members, reads, held))
+            boards.append(self._leaderboard(version, members, reads))
         return boards
 
     def completed_positions(
@@ -365,39 +385,61 @@ class SiteCollector:
         return found
 
     def _leaderboard(
-        self,
-        version: str,
-        cohorts: list[Cohort],
-        reads: _FamilyReads,
-        positions: Sequence[inputs.Row],
+        self, version: str, cohorts: list[Cohort], reads: _FamilyReads
     ) -> LeaderboardData:
         ids = {c.cohort_id for c in cohorts}
         specs = families(cohorts)
-        latest = {
-            f: [s for s in snapshots if s.cohort_id in ids] for f, snapshots in reads.latest.items()
-        }
-        mine = [p for p in positions if p["cohort_id"] in ids]
-        rows = {
-            "family_returns": inputs.return_rows(
-                version,
-                {s.family_id: latest.get(s.family_id, []) for s in specs},
-                cohorts,
-                mine,
-                self.now,
+        done = {c.cohort_id for c in cohorts if c.status is CohortStatus.COMPLETED}
+
+        @cache
+        def latest() -> dict[str, list[PortfolioSnapshot]]:
+            every = reads.latest()
+            return {
+                s.family_id: [x for x in every.get(s.family_id, []) if x.cohort_id in ids]
+                for s in specs
+            }
+
+        @cache
+        def mine() -> list[inputs.Row]:
+            return [p for p in reads.positions() if p["cohort_id"] in ids]
+
+        def returns() -> list[inputs.Row]:
+            return inputs.return_rows(version, latest(), cohorts, mine(), self.now)
+
+        part = self._completed_part(version, done, specs)
+        live = self._live_latest([c for c in cohorts if c.cohort_id not in done], specs)
+        tables = {
+            "family_returns": Table(
+                "family_returns",
+                returns,
+                bodies=None
+                if part is None
+                else partial(
+                    assembled_returns,
+                    part,
+                    inputs.return_rows(version, live, cohorts, [], self.now),
+                ),
             ),
-            "position_returns": mine,
-            "families": inputs.family_rows(version, specs),
+            "position_returns": Table(
+                "position_returns", mine, digests=None if part is None else part.positions
+            ),
+            "families": Table.of("families", inputs.family_rows(version, specs)),
         }
         if version == Methodology.V1_PANEL:
-            rows |= self._panel_tables(version, cohorts, specs)
-        tables = {name: Table.of(name, found) for name, found in rows.items()}
+            panel = self._panel_tables(version, cohorts, specs)
+            tables |= {name: Table.of(name, found) for name, found in panel.items()}
         tables["forecasts"] = self._forecasts(version, ids, specs, reads.scores)
+        if part is None:
+            lineups = sum(len(c.lineup) for c in cohorts if c.cohort_id in done)
+            part = self._keep_completed(
+                version, done=done, lineups=lineups, specs=specs, tables=tables, latest=latest()
+            )
         digests = {name: table.digest for name, table in tables.items()}
         result = build(Csvs(tables), version, self._rules, self._kept, digests)
         views = [
             FamilyView(
                 spec,
-                latest.get(spec.family_id, []),
+                partial(lambda f: latest().get(f, []), spec.family_id),
                 reads.series[spec.family_id],
                 reads.charts[spec.family_id],
                 releases=reads.releases.get(spec.family_id, []),
@@ -406,7 +448,63 @@ class SiteCollector:
         ]
         order = {row.family_id: i for i, row in enumerate(result.rows)}
         views.sort(key=lambda v: order.get(v.spec.family_id, len(order)))
-        return LeaderboardData(version, cohorts, views, tables, result, self._rules)
+        as_of = newest(part, live) if part is not None else _newest(latest())
+        return LeaderboardData(version, cohorts, views, tables, result, self._rules, as_of)
+
+    def _live_latest(
+        self, live: Sequence[Cohort], specs: Sequence[AgentSpec]
+    ) -> dict[str, list[PortfolioSnapshot]]:
+        """Each family's latest snapshot in each live cohort (by cohort id)."""
+        found: dict[str, list[PortfolioSnapshot]] = {s.family_id: [] for s in specs}
+        for cohort in sorted(live, key=lambda c: c.cohort_id):
+            for snapshot in sorted(
+                self._views.latest_snapshots(cohort).values(), key=lambda s: s.agent_id
+            ):
+                found.setdefault(snapshot.family_id, []).append(snapshot)
+        return found
+
+    def _completed_part(
+        self, version: str, done: Collection[str], specs: Sequence[AgentSpec]
+    ) -> CompletedPart | None:
+        """The completed cohorts' part of the returns tables, as kept, if it still holds."""
+        if self._kept is None:
+            return None
+        key = completed_key(version, done, [s.family_id for s in specs])
+        earlier = self._kept.get(f"{version}/completed")
+        if earlier is None or earlier[0] != key:
+            return None
+        part = CompletedPart.load(key, earlier[1])
+        return part if part is not None and part.holds(key, self.now) else None
+
+    def _keep_completed(
+        self,
+        version: str,
+        *,
+        done: Collection[str],
+        lineups: int,
+        specs: Sequence[AgentSpec],
+        tables: Mapping[str, Table],
+        latest: Mapping[str, Sequence[PortfolioSnapshot]],
+    ) -> CompletedPart | None:
+        """The completed part of the tables computed from every row, kept for the next
+        publications when every completed cohort's final snapshots were read whole."""
+        if self._kept is None:
+            return None
+        finals = [s for found in latest.values() for s in found if s.cohort_id in done]
+        if len(finals) != lineups:  # some not read yet (an index catching up): not kept
+            return None
+        key = completed_key(version, done, [s.family_id for s in specs])
+        part = computed(
+            key,
+            self.now,
+            returns=tables["family_returns"].rows,
+            completed=done,
+            positions=tables["position_returns"].rows,
+            position_digests=tables["position_returns"].digests,
+            finals=finals,
+        )
+        self._kept[f"{version}/completed"] = (key, part.dump())
+        return part
 
     def _forecasts(
         self, version: str, ids: Collection[str], specs: Sequence[AgentSpec], reads: _Scores

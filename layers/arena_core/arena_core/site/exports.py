@@ -155,17 +155,42 @@ def to_json(table: str, rows: Sequence[Row]) -> bytes:
 
 
 def _json(projected: list[dict[str, Any]]) -> bytes:
-    return json.dumps(projected, indent=1, ensure_ascii=False).encode()
+    return _array([_item(row) for row in projected]).encode()
+
+
+def _item(row: Mapping[str, Any]) -> str:
+    """One row of a table's JSON: compact, on one line (JSON escapes every line break in a
+    string), so the array reads and diffs a row per line."""
+    return json.dumps(row, ensure_ascii=False)
+
+
+def _array(items: Sequence[str]) -> str:
+    return "[\n" + ",\n".join(items) + "\n]" if items else "[]"
 
 
 def bodies(table: str, rows: Sequence[Row]) -> tuple[bytes, bytes]:
     """The table's CSV and JSON (``to_csv``, ``to_json``), each row's values formatted once
     for both."""
-    lines, projected = [csv_line(columns(table))], []
+    return assembled(table, row_pieces(table, rows))
+
+
+Piece = tuple[str, str]  # one row's CSV line and its item of the JSON array
+
+
+def row_pieces(table: str, rows: Sequence[Row]) -> list[Piece]:
+    """Each row's CSV line and JSON item, as ``bodies`` writes them: a table's files can be
+    assembled from rows formatted at different times (a completed cohort's, kept)."""
+    pieces = []
     for row, values in zip(rows, _formatted(table, rows), strict=True):
-        lines.append(csv_line([csv_cell(v) for v in values]))
-        projected.append(_projected(table, row, values))
-    return "".join(lines).encode(), _json(projected)
+        item = _item(_projected(table, row, values))
+        pieces.append((csv_line([csv_cell(v) for v in values]), item))
+    return pieces
+
+
+def assembled(table: str, pieces: Sequence[Piece]) -> tuple[bytes, bytes]:
+    """The table's CSV and JSON of its rows' pieces, in order."""
+    csv = csv_line(columns(table)) + "".join(line for line, _ in pieces)
+    return csv.encode(), _array([item for _, item in pieces]).encode()
 
 
 def table_files(

@@ -451,8 +451,7 @@ def board_costs(
 
 def values_as_of(boards: Sequence[LeaderboardData]) -> datetime | None:
     """The newest snapshot the leaderboards show: the time their values are from."""
-    moments = [s.taken_at for b in boards for f in b.families for s in f.latest]
-    return max(moments, default=None)
+    return max((b.as_of for b in boards if b.as_of is not None), default=None)
 
 
 def global_tables(boards: Sequence[LeaderboardData]) -> list[Table]:
