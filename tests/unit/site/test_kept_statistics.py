@@ -127,7 +127,8 @@ def test_anything_else_is_analysed_again(monkeypatch: pytest.MonkeyPatch, change
 def _matured_tables(cohorts: int, *, pnl: str = "10") -> dict[str, bytes]:
     """Two families with ``cohorts`` matured cohorts each, a position per cohort and family."""
     found = _tables()
-    records, positions = [], []
+    records: list[dict[str, object]] = []
+    positions: list[dict[str, object]] = []
     for i in range(cohorts):
         cohort = f"c2026-03-{1 + 7 * i:02d}"
         for name, sign in (("sharp", 1), ("fair", -1)):

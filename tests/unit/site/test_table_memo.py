@@ -129,8 +129,32 @@ def test_joined_json_is_the_json_of_every_row(split: int) -> None:
 
 
 def test_bodies_are_the_csv_and_the_json() -> None:
-    rows = [*ROWS, {"methodology": "v1", "family_id": "g", "display_name": "=1+1", "kind": None}]
+    extra: dict[str, object] = {"methodology": "v1", "family_id": "g", "display_name": "=1+1"}
+    rows = [*ROWS, {**extra, "kind": None}]
     assert exports.bodies("families", rows) == (
         exports.to_csv("families", rows),
         exports.to_json("families", rows),
     )
+
+
+def test_a_keyed_table_is_formatted_once_per_key() -> None:
+    made: list[str] = []
+
+    def rows() -> list[dict[str, object]]:
+        made.append("rows")
+        return list(ROWS)
+
+    kept: dict[str, tuple[str, str]] = {}
+    first = TableMemo({}, kept).keyed("families", rows, "k1")
+    files = TableMemo({}, kept).files("data", first)
+    assert files == exports.table_files("data", "families", ROWS) and made == ["rows"]
+    again = TableMemo(_manifest(files), kept).keyed("families", rows, "k1")
+    assert TableMemo(_manifest(files), kept).files("data", again) == {} and made == ["rows"]
+    # Another key, no key, or nothing kept: formatted again
+    others = [
+        TableMemo(_manifest(files), kept).keyed("families", rows, "k2"),
+        TableMemo(_manifest(files), kept).keyed("families", rows, None),
+        TableMemo(_manifest(files)).keyed("families", rows, "k2"),
+    ]
+    assert {t.digests for t in others} == {again.digests} and made == ["rows"] * 4
+    assert kept["tables/families"][0] == "k2"

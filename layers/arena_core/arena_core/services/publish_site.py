@@ -171,7 +171,7 @@ class PublishSiteService:
         renderer = SiteRenderer(
             now,
             build=SiteBuild.of(self._simulated, cohorts),
-            tables=TableMemo(published),
+            tables=TableMemo(published, state.statistics),
         )
         if not scope.cohort_pages and HOME not in published:
             scope = DAILY  # a site without its home page yet gets everything at once

@@ -105,6 +105,9 @@ class BoardResult:
     bets: Board  # the scored bets (v1's forecasts)
     panel: Board | None = None  # v1+panel: what it ranks on
     cohorts: list[str] = field(default_factory=list)
+    # What its kept statistics (the forecasts' and the returns') were computed from, when
+    # everything but the live cohorts' figures is kept (None: the panel's are computed anew).
+    key: str | None = None
 
     @property
     def shown(self) -> Board:
@@ -292,7 +295,7 @@ def _bets_part(
     rules: Rules,
     kept: Kept,
     digests: Mapping[str, str],
-) -> _BetsPart:
+) -> tuple[_BetsPart, str]:
     """The forecasts' statistics: as kept when computed from the same forecasts and families
     by the same code under the same rules, else computed (then kept)."""
     digest = hashlib.sha256()
@@ -304,7 +307,7 @@ def _bets_part(
     key, slot = digest.hexdigest(), f"{methodology}/bets"
     if slot in kept and kept[slot][0] == key:
         try:
-            return _BetsPart.load(kept[slot][1])
+            return _BetsPart.load(kept[slot][1]), key
         except DatasetError:
             pass  # unreadable: computed again, as without it
     inputs = read_inputs(tables, methodology)
@@ -314,7 +317,7 @@ def _bets_part(
         {f: BetCounts(len(found), sum(found)) for f, found in won.items()},
     )
     kept[slot] = (key, part.dump())
-    return part
+    return part, key
 
 
 def _returns_part(
@@ -326,7 +329,7 @@ def _returns_part(
     models: set[str],
     kept: Kept,
     digests: Mapping[str, str],
-) -> ReturnStatistics:
+) -> tuple[ReturnStatistics, str]:
     """The return statistics: as kept when computed by the same code under the same rules for
     the same families from the same matured cohorts and positions, else computed from the
     positions (then kept). They change when a cohort matures, not every ten minutes."""
@@ -342,13 +345,13 @@ def _returns_part(
         try:
             found = stored.load_value(ReturnStatistics, kept[slot][1])
             if isinstance(found, ReturnStatistics) and sorted(found.figures) == names:
-                return found
+                return found, key
         except DatasetError:
             pass  # unreadable: computed again, as without it
     inputs = read_inputs(tables, methodology, bets=False)
     computed = return_statistics(board, returns, inputs.positions, compared=models)
     kept[slot] = (key, stored.dump_value(computed))
-    return computed
+    return computed, key
 
 
 def build(
@@ -364,11 +367,11 @@ def build(
     ``digests``: the tables' digests where known (a table is then read only if its statistics
     are not kept: ``tables`` may compute its CSV on demand)."""
     kept = {} if kept is None else kept
-    part = _bets_part(tables, methodology, rules, kept, digests or {})
+    part, bets_key = _bets_part(tables, methodology, rules, kept, digests or {})
     inputs = read_inputs(tables, methodology, bets=False, positions=False)
     models = {f.family_id for f in inputs.families if f.kind == "llm"}
     returns = [r.result for r in inputs.records]
-    statistics = _returns_part(
+    statistics, returns_key = _returns_part(
         tables,
         methodology,
         board=part.board,
@@ -395,7 +398,8 @@ def build(
             for f in inputs.families
         ]
         rows.append(_market_row(bets, None))
-        return BoardResult(methodology, rules, _order(rows, True), bets, cohorts=cohorts)
+        key = hashlib.sha256(f"{bets_key}\0{returns_key}".encode()).hexdigest()
+        return BoardResult(methodology, rules, _order(rows, True), bets, cohorts=cohorts, key=key)
     panel = _panel_board(inputs, rules)
     trades = _by_family(inputs.coherence)
     rows = []

@@ -8,6 +8,7 @@ are untrusted and always rendered as text. No inline script or style: the pages 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from markupsafe import Markup
 
 from arena_core.analysis import validity
 from arena_core.analysis.families import Breakdown, Calibration
+from arena_core.code import code_digest
 from arena_core.constants import META_CONTENT_SECURITY_POLICY
 from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.domain.commitment_log import LOG_KEY, decision_key
@@ -233,7 +235,7 @@ class SiteRenderer:
                 versions=[b.methodology for b in boards],
             )
         }
-        for table in global_tables(boards):
+        for table in global_tables(boards, self._tables):
             files.update(self._tables.files("data", table))
         return files
 
@@ -454,18 +456,31 @@ def values_as_of(boards: Sequence[LeaderboardData]) -> datetime | None:
     return max((b.as_of for b in boards if b.as_of is not None), default=None)
 
 
-def global_tables(boards: Sequence[LeaderboardData]) -> list[Table]:
+def global_tables(boards: Sequence[LeaderboardData], memo: TableMemo | None = None) -> list[Table]:
     """Every site-wide table: the input tables as published, then what is computed from them,
-    each holding the rows of every leaderboard (the current methodology first)."""
+    each holding the rows of every leaderboard (the current methodology first). The computed
+    tables that show only what the kept statistics decide are keyed on them (``memo``): a
+    publication that computed no statistic neither formats nor serializes them."""
+    memo = memo or TableMemo({})
     found = {
         name: joined(name, [b.inputs.get(name) or Table.of(name, []) for b in boards])
         for name in tables.INPUT_TABLES
     }
-    found |= {
-        name: Table.of(name, rows)
-        for name, rows in tables.output_tables([b.result for b in boards]).items()
-    }
+    results = [b.result for b in boards]
+    static = _static_key(results)
+    for name in tables.OUTPUT_TABLES:
+        rows = functools.partial(tables.output_rows, name, results)
+        found[name] = memo.keyed(name, rows, static if name in tables.KEPT_OUTPUTS else None)
     return [found[name] for name in tables.GLOBAL_TABLES]
+
+
+def _static_key(results: Sequence[boards_module.BoardResult]) -> str | None:
+    """What the kept statistics of every board were computed from, or None when some board's
+    were computed from what is not kept (the panel's)."""
+    keys = [r.key for r in results]
+    if any(k is None for k in keys):
+        return None
+    return hashlib.sha256("\0".join([code_digest(), *(k or "" for k in keys)]).encode()).hexdigest()
 
 
 def cohort_models(

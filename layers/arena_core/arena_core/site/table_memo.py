@@ -77,9 +77,29 @@ class Table:
 
 
 class TableMemo:
-    def __init__(self, published: Mapping[str, str]) -> None:
-        """``published``: the manifest (path -> digest)."""
+    def __init__(
+        self, published: Mapping[str, str], kept: dict[str, tuple[str, str]] | None = None
+    ) -> None:
+        """``published``: the manifest (path -> digest); ``kept``: the digests of tables that
+        are a function of a key (``keyed``), carried between publications and updated in
+        place."""
         self._published = published
+        self._kept = kept
+
+    def keyed(self, name: str, rows: Callable[[], Sequence[exports.Row]], key: str | None) -> Table:
+        """A table whose files are a function of ``key`` (None: of nothing known): its
+        digests as kept under the key, else computed (and kept under it)."""
+        if key is None or self._kept is None:
+            return Table(name, rows)
+        slot = f"tables/{name}"
+        earlier = self._kept.get(slot)
+        if earlier is not None and earlier[0] == key:
+            parts = earlier[1].split(" ")
+            if len(parts) == 2:
+                return Table(name, rows, digests=(parts[0], parts[1]))
+        table = Table(name, rows)
+        self._kept[slot] = (key, " ".join(table.digests))
+        return table
 
     def files(self, prefix: str, table: Table) -> dict[str, bytes]:
         """The table's files (as ``exports.table_files``), or none when both are published as

@@ -251,7 +251,17 @@ OUTPUTS: dict[str, Callable[[BoardResult], list[Record]]] = {
 }
 
 
+# The computed tables that show only what a board's kept statistics decide (its forecasts' and
+# its returns': ``BoardResult.key``), not the live cohorts' figures.
+KEPT_OUTPUTS = ("pairwise", "breakdowns", "calibration")
+
+
+def output_rows(name: str, boards: Sequence[BoardResult]) -> list[Record]:
+    """One computed site-wide table's rows over every leaderboard (one per methodology
+    version, the current one first)."""
+    return [row for b in boards for row in OUTPUTS[name](b)]
+
+
 def output_tables(boards: Sequence[BoardResult]) -> dict[str, list[Record]]:
-    """Every computed site-wide table, each holding the rows of every leaderboard (one per
-    methodology version, the current one first)."""
-    return {name: [row for b in boards for row in OUTPUTS[name](b)] for name in OUTPUT_TABLES}
+    """Every computed site-wide table."""
+    return {name: output_rows(name, boards) for name in OUTPUT_TABLES}
