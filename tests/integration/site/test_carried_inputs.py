@@ -21,7 +21,7 @@ from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
 from arena_core.site import inputs
-from arena_core.site.carried import CARRIED, HISTORY, Carried, History
+from arena_core.site.carried import CARRIED, HISTORY, KEPT, Carried, History
 from arena_core.site.collect import SiteCollector
 from arena_core.site.tables import GLOBAL_TABLES
 from tests.support.builders import WEEK0, resolved
@@ -252,8 +252,7 @@ def test_a_history_the_state_does_not_name_is_not_read(tmp_path: Path) -> None:
     folder = state_folder(tmp_path / "site")
     (folder / HISTORY.removeprefix(INTERNAL)).write_bytes(forged.dump())
     # Without kept statistics, the tick needs every score
-    unkept = state.model_copy(update={"statistics": {}})
-    (folder / CARRIED.removeprefix(INTERNAL)).write_bytes(unkept.dump())
+    (folder / KEPT.removeprefix(INTERNAL)).unlink()
     _tick(scenario)
     counting.calls.clear()
     service.run(BOARD)

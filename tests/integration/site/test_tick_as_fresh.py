@@ -28,7 +28,7 @@ from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService, S
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
 from arena_core.services.weekly_run import PrepareRunService, RunRequest
-from arena_core.site.carried import CARRIED
+from arena_core.site.carried import CARRIED, KEPT
 from arena_core.site.tables import GLOBAL_TABLES
 from arena_local.cli import main
 from arena_local.memory import InMemoryBlobStore, memory_stores
@@ -172,15 +172,29 @@ def test_a_carried_file_that_cannot_be_read(tmp_path: Path, garbage: bytes) -> N
 
 
 def test_kept_statistics_that_cannot_be_read_are_computed_again(tmp_path: Path) -> None:
+    """Every part kept (statistics, table digests, the completed part) read back unreadable
+    under its own key: computed again, and the site is what a fresh publication makes."""
     scenario = build(tmp_path / "unused", weeks=2, extra=6, rules=LOW)
     site = tmp_path / "site"
     _publish(scenario, site, DAILY)
-    path = state_folder(site) / CARRIED.removeprefix(INTERNAL)
+    folder = state_folder(site)
+    kept_path = folder / KEPT.removeprefix(INTERNAL)
+    kept = json.loads(gzip.decompress(kept_path.read_bytes()))
+    slots = {slot.split("/")[-1] for slot in kept["statistics"]}
+    assert {"bets", "returns", "completed", "pairwise"} <= slots
+    garbage = {
+        "bets": '{"board": "[]", "counts": {}}',
+        "returns": '{"figures": {}, "pairs": 3}',
+        "completed": '{"until": 5}',
+        "forecasts.csv": "not digests",
+    }
+    for slot, (key, _) in kept["statistics"].items():  # each read back under its own key
+        kept["statistics"][slot] = [key, garbage.get(slot.split("/")[-1], "x y")]
+    body = gzip.compress(json.dumps(kept).encode())
+    kept_path.write_bytes(body)
+    path = folder / CARRIED.removeprefix(INTERNAL)
     state = json.loads(gzip.decompress(path.read_bytes()))
-    assert state["statistics"]
-    for slot, (key, _) in state["statistics"].items():
-        if slot.endswith("/bets"):
-            state["statistics"][slot] = [key, '{"board": "[]", "counts": {}}']
+    state["kept"] = digest(body)  # named by the state: read, and found unreadable
     path.write_bytes(gzip.compress(json.dumps(state).encode()))
     for tick in range(2):  # and not only the next tick: never read again
         _tick(scenario)

@@ -13,10 +13,11 @@ package's digest, so other code never reads it.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields, is_dataclass
 from enum import Enum
 from functools import cache
@@ -78,30 +79,57 @@ def _plain(value: Any) -> Any:
 
 
 def _typed(kind: Any, data: Any) -> Any:
+    return _reader(kind)(data)
+
+
+@cache
+def _reader(kind: Any) -> Callable[[Any], Any]:
+    """How a value of ``kind`` is read back: worked out once per type from its annotations,
+    so reading a board is a walk over its values, not over its types again at each."""
     origin, args = get_origin(kind), get_args(kind)
     if origin in (Union, types.UnionType):
-        if data is None and type(None) in args:
-            return None
-        (inner,) = [a for a in args if a is not type(None)]
-        return _typed(inner, data)
+        return _union(args)
     if kind is Measure:
-        return MEASURES[data]
+        return MEASURES.__getitem__
     if isinstance(kind, type) and is_dataclass(kind):
-        return kind(**{name: _typed(hint, data[name]) for name, hint in _fields_of(kind)})
+        return _dataclass(kind)
     if isinstance(kind, type) and issubclass(kind, Enum):
-        return kind(data)
+        return kind
     if origin is tuple:
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_typed(args[0], v) for v in data)
-        return tuple(_typed(a, v) for a, v in zip(args, data, strict=True))
+        return _tuple(args)
     if origin in (list, Sequence):
-        return [_typed(args[0], v) for v in data]
+        item = _reader(args[0])
+        return lambda data: [item(v) for v in data]
     if origin in (dict, Mapping):
-        return {str(k): _typed(args[1], v) for k, v in data.items()}
+        value = _reader(args[1])
+        return lambda data: {str(k): value(v) for k, v in data.items()}
     if kind is float:
-        return float(data["float"]) if isinstance(data, dict) else float(data)
+        return lambda data: float(data["float"]) if isinstance(data, dict) else float(data)
     if kind in (int, str, bool):
-        if not isinstance(data, kind):
-            raise TypeError(f"{kind.__name__} expected")
-        return data
+        return functools.partial(_exactly, kind)
     raise TypeError(f"cannot read {kind!r}")
+
+
+def _union(args: tuple[Any, ...]) -> Callable[[Any], Any]:
+    (inner,) = [a for a in args if a is not type(None)]
+    read, optional = _reader(inner), type(None) in args
+    return lambda data: None if data is None and optional else read(data)
+
+
+def _dataclass(kind: type) -> Callable[[Any], Any]:
+    readers = [(name, _reader(hint)) for name, hint in _fields_of(kind)]
+    return lambda data: kind(**{name: read(data[name]) for name, read in readers})
+
+
+def _tuple(args: tuple[Any, ...]) -> Callable[[Any], Any]:
+    if len(args) == 2 and args[1] is Ellipsis:
+        item = _reader(args[0])
+        return lambda data: tuple(item(v) for v in data)
+    readers = [_reader(a) for a in args]
+    return lambda data: tuple(read(v) for read, v in zip(readers, data, strict=True))
+
+
+def _exactly(kind: type, data: Any) -> Any:
+    if not isinstance(data, kind):
+        raise TypeError(f"{kind.__name__} expected")
+    return data

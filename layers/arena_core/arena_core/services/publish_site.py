@@ -40,7 +40,7 @@ from arena_core.ports.clock import Clock
 from arena_core.ports.publisher import INTERNAL, PublishReport, SitePublisher, digest
 from arena_core.site import exports
 from arena_core.site.build import SiteBuild
-from arena_core.site.carried import CARRIED, HISTORY, Carried, CarriedViews, FeedEntry
+from arena_core.site.carried import CARRIED, HISTORY, KEPT, Carried, CarriedViews, FeedEntry
 from arena_core.site.charts import RangeChart
 from arena_core.site.cohort_tables import cohort_tables
 from arena_core.site.collect import (
@@ -159,7 +159,7 @@ class PublishSiteService:
         """Publish ``scope``; ``fresh``: snapshots just taken (the latest of their agents, not
         read back)."""
         now = self._clock.now()
-        state = Carried.load(self._publisher.read(CARRIED))
+        state = Carried.load(self._publisher.read(CARRIED), self._publisher.read(KEPT))
         carried = CarriedViews(
             self._stores.views, state, lambda: self._publisher.read(HISTORY), fresh=fresh
         )

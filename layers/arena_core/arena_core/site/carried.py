@@ -6,10 +6,12 @@ snapshots, and a month of each family's hourly points (its charts): read afresh 
 minutes, that is tens of thousands of read units a tick after a year, almost all of it unchanged
 since the last tick. Each publication therefore writes what it read to gzipped JSON files of
 the site's bookkeeping (beside the manifest under ``_internal/``: never served, though nothing
-in them is secret) and the next one starts from them. What every tick needs is in ``CARRIED``;
-the scores and final snapshots, which change a few times a day, are in ``HISTORY``, read only
-by a publication that needs them and written only when they changed (``CARRIED`` names the
-digest of the ``HISTORY`` it was written with):
+in them is secret) and the next one starts from them. What every tick reads and changes is in
+``CARRIED``; the scores and final snapshots, which change a few times a day, are in
+``HISTORY``, read only by a publication that needs them; what the publications computed (kept
+statistics and table digests) is in ``KEPT``, read by every one. Both are written only when
+they changed, and ``CARRIED`` names the digest of each file it was written with (another one,
+left by a publication that failed half-way, is not read):
 
 - a family's scores are taken from it while its count matches the family aggregate's
   ``scored_bets`` (written in the same transaction as the scores: one query reads every
@@ -31,10 +33,11 @@ reads everything, as before, and carries it from then on.
 from __future__ import annotations
 
 import gzip
+import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from arena_core.domain.aggregates import FamilyAggregate
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus
@@ -46,7 +49,8 @@ from arena_core.ports.view_store import ViewStore
 
 CARRIED = f"{INTERNAL}carried/leaderboard.json.gz"  # bookkeeping: never served
 HISTORY = f"{INTERNAL}carried/history.json.gz"  # the scores and final snapshots, read if needed
-VERSION = 3  # 2: no record of the tables' files; 3: scores and final snapshots in HISTORY
+KEPT = f"{INTERNAL}carried/kept.json.gz"  # what was computed, with what it was computed from
+VERSION = 4  # 2: no record of the tables' files; 3: HISTORY; 4: KEPT
 CARRIED_RESOLUTIONS = ("hour", "day", "week")  # raw points change every pass: read, not carried
 
 
@@ -106,23 +110,64 @@ class Carried(BaseModel):
     # Completed cohorts whose positions were read into the position_returns table (some have
     # none: a cohort that never traded is not read again every tick).
     positions_read: list[str] = []
-    # The forecasts' statistics and table digests with the digest of what they were computed
-    # from, by "methodology/part" (``site/boards.py``, ``site/collect.py``): they change when
-    # a bet is scored or matures.
-    statistics: dict[str, tuple[str, str]] = {}
+    # The digest and generation of the kept file (``KEPT``) this state was written with.
+    kept: str = ""
+    kept_generation: int = 0
+    # What the publication computed rather than read, with the digest of what it was computed
+    # from, by "methodology/part" (``site/boards.py``, ``site/collect.py``, ``site/completed.py``,
+    # ``site/table_memo.py``): it changes when a bet is scored or matures, or a cohort completes.
+    # Written to ``KEPT``, only when it changed (most of the carried bytes after a year).
+    statistics: dict[str, tuple[str, str]] = Field(default={}, exclude=True)
+    _statistics_read: dict[str, tuple[str, str]] = PrivateAttr(default_factory=dict)
 
     @classmethod
-    def load(cls, body: bytes | None) -> Carried:
+    def load(cls, body: bytes | None, kept: bytes | None = None) -> Carried:
+        """The state of ``CARRIED`` (``body``), with the statistics of ``KEPT`` (``kept``) when
+        it is the file the state was written with."""
         if not body:
             return cls()
         try:
             carried = cls.model_validate_json(gzip.decompress(body))
         except (OSError, EOFError, ValueError, ValidationError):
             return cls()  # unreadable: read everything again
-        return carried if carried.version == VERSION else cls()
+        if carried.version != VERSION:
+            return cls()
+        if kept and carried.kept == digest(kept):
+            carried.statistics = _kept_statistics(kept)
+            carried._statistics_read = dict(carried.statistics)
+        return carried
+
+    def files(self) -> dict[str, bytes]:
+        """``CARRIED``, and ``KEPT`` when the statistics changed."""
+        files = {}
+        if self.statistics != self._statistics_read:
+            self.kept_generation += 1
+            body = gzip.compress(
+                json.dumps(
+                    {"generation": self.kept_generation, "statistics": self.statistics},
+                    sort_keys=True,
+                    separators=(",", ":"),
+                ).encode(),
+                compresslevel=6,
+                mtime=0,
+            )
+            self.kept = digest(body)
+            self._statistics_read = dict(self.statistics)
+            files[KEPT] = body
+        files[CARRIED] = _gzipped_json(self)
+        return files
 
     def dump(self) -> bytes:
         return _gzipped_json(self)
+
+
+def _kept_statistics(body: bytes) -> dict[str, tuple[str, str]]:
+    """The statistics of a ``KEPT`` file, or none when it cannot be read (computed again)."""
+    try:
+        found = json.loads(gzip.decompress(body))["statistics"]
+        return {str(k): (str(v[0]), str(v[1])) for k, v in found.items() if len(v) == 2}
+    except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
 
 
 class CarriedViews(ViewStore):
@@ -174,8 +219,7 @@ class CarriedViews(ViewStore):
             self._carried.history = digest(body)
             self._carried.history_generation = self._history.generation
             files[HISTORY] = body
-        files[CARRIED] = self._carried.dump()
-        return files
+        return files | self._carried.files()
 
     # --- what the leaderboard reads ------------------------------------------------------------
 

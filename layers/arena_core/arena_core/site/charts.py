@@ -145,16 +145,13 @@ def draw(
 
     drawn = []
     for index, (name, points) in enumerate(shown):
-        marks = tuple(
-            Mark(
-                round(x_of(p.at), 1),
-                round(y_of(p.value), 1),
-                f"{name}: {_fmt(p.value, unit)} at {p.at:%Y-%m-%d %H:%M} UTC",
-            )
-            for p in points
+        placed = [(round(x_of(p.at), 1), round(y_of(p.value), 1), p) for p in points]
+        line = " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in placed)
+        # Only the points that say their value on hover are given their text.
+        hover = tuple(
+            Mark(x, y, f"{name}: {_fmt(p.value, unit)} at {p.at:%Y-%m-%d %H:%M} UTC")
+            for x, y, p in downsample(placed, HOVER_MARKS)
         )
-        line = " ".join(f"{m.x:.1f},{m.y:.1f}" for m in marks)
-        hover = tuple(downsample(marks, HOVER_MARKS))
         drawn.append(DrawnSeries(name, PALETTE[index % len(PALETTE)], line, hover))
     x_ticks = tuple(
         Tick(round(x_of(at), 1), text, anchored(x_of(at), left, right))

@@ -67,7 +67,7 @@ from arena_core.site.series import (
     pnl_charts,
     return_charts,
 )
-from arena_core.site.table_memo import Csvs, Digests, Table
+from arena_core.site.table_memo import Csvs, Digests, Table, kept_digests
 
 
 @dataclass(frozen=True)
@@ -256,15 +256,13 @@ def _kept_digests(kept: tuple[str, str] | None, key: str, now: datetime) -> Dige
     before ``until`` (``-``: never)."""
     if kept is None or kept[0] != key:
         return None
-    parts = kept[1].split(" ")
-    if len(parts) != 3:
-        return None
+    digests, _, until = kept[1].rpartition(" ")
     try:
-        if parts[2] != "-" and now >= datetime.fromisoformat(parts[2]):
+        if until != "-" and now >= datetime.fromisoformat(until):
             return None
-    except ValueError:
+    except (ValueError, TypeError):  # not a time, or one without its zone
         return None
-    return parts[0], parts[1]
+    return kept_digests(digests)
 
 
 class SiteStores(WithCohorts, WithLedger, WithLineups, WithMarkets, WithViews, WithPanel, Protocol):

@@ -26,7 +26,7 @@ from datetime import datetime
 from arena_core.code import code_digest
 from arena_core.domain.portfolio import PortfolioSnapshot
 from arena_core.site import exports
-from arena_core.site.table_memo import Digests
+from arena_core.site.table_memo import Digests, kept_digests
 
 RETURNS = "family_returns"
 
@@ -70,14 +70,10 @@ class CompletedPart:
         try:
             found = json.loads(text)
             returns = tuple(_four(r) for r in found["returns"])
-            csv, data = found["positions"]
-            return cls(
-                key,
-                _moment(found["until"]),
-                returns,
-                (str(csv), str(data)),
-                _moment(found["as_of"]),
-            )
+            positions = kept_digests(" ".join(map(str, found["positions"])))
+            if positions is None:
+                return None
+            return cls(key, _moment(found["until"]), returns, positions, _moment(found["as_of"]))
         except (ValueError, KeyError, TypeError):
             return None  # unreadable: computed again
 
@@ -94,7 +90,10 @@ def _moment(value: object) -> datetime | None:
         return None
     if not isinstance(value, str):
         raise TypeError("a kept moment is not a text")
-    return datetime.fromisoformat(value)
+    moment = datetime.fromisoformat(value)
+    if moment.tzinfo is None:
+        raise ValueError("a kept moment has no time zone")
+    return moment
 
 
 def computed(

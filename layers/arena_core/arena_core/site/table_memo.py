@@ -21,6 +21,16 @@ from arena_core.ports.publisher import digest as digest_of
 from arena_core.site import exports
 
 Digests = tuple[str, str]  # the digests of a table's CSV and JSON
+_HEX = frozenset("0123456789abcdef")
+
+
+def kept_digests(text: str) -> Digests | None:
+    """A table's digests as kept (``"csv json"``), or None when the text is not two digests
+    (then the table is computed again, and its digests kept anew)."""
+    parts = text.split(" ")
+    if len(parts) == 2 and all(len(p) == 64 and set(p) <= _HEX for p in parts):
+        return parts[0], parts[1]
+    return None
 
 
 class Table:
@@ -93,10 +103,9 @@ class TableMemo:
             return Table(name, rows)
         slot = f"tables/{name}"
         earlier = self._kept.get(slot)
-        if earlier is not None and earlier[0] == key:
-            parts = earlier[1].split(" ")
-            if len(parts) == 2:
-                return Table(name, rows, digests=(parts[0], parts[1]))
+        known = kept_digests(earlier[1]) if earlier is not None and earlier[0] == key else None
+        if known is not None:
+            return Table(name, rows, digests=known)
         table = Table(name, rows)
         self._kept[slot] = (key, " ".join(table.digests))
         return table
