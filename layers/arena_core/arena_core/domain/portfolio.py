@@ -178,6 +178,22 @@ class SeriesPoint(DomainModel):
     agents: int
 
 
+SIX_HOURS = "6h"  # a resolution read from the hourly points (``six_hourly``), never stored
+
+
+def six_hourly(hourly: Sequence[SeriesPoint]) -> list[SeriesPoint]:
+    """The newest of ``hourly`` points in each six-hour bucket, as that bucket's point, oldest
+    first."""
+    newest: dict[datetime, SeriesPoint] = {}
+    for point in hourly:
+        bucket = series_bucket(point.bucket, SIX_HOURS)
+        if bucket not in newest or newest[bucket].taken_at <= point.taken_at:
+            newest[bucket] = point
+    return [
+        newest[b].model_copy(update={"resolution": SIX_HOURS, "bucket": b}) for b in sorted(newest)
+    ]
+
+
 def snapshot_hour(moment: datetime) -> datetime:
     """The hour a snapshot belongs to (its hourly row in charts and in the dataset)."""
     return moment.replace(minute=0, second=0, microsecond=0)
@@ -212,10 +228,14 @@ def family_totals(cohort_id: str, finals: Sequence[PortfolioSnapshot]) -> list[F
 
 
 def series_bucket(moment: datetime, resolution: str) -> datetime:
-    """The bucket of a family series point at ``resolution``: the hour, the UTC day, the week
-    (from Sunday 00:00 UTC), or the moment itself for raw points."""
+    """The bucket of a family series point at ``resolution``: the hour, six hours (from 00:00,
+    06:00, 12:00 or 18:00 UTC: a chart's reading of the hourly points, never stored), the UTC
+    day, the week (from Sunday 00:00 UTC), or the moment itself for raw points."""
     if resolution == "hour":
         return snapshot_hour(moment)
+    if resolution == SIX_HOURS:
+        hour = snapshot_hour(moment)
+        return hour.replace(hour=hour.hour - hour.hour % 6)
     if resolution == "day":
         return moment.replace(hour=0, minute=0, second=0, microsecond=0)
     if resolution == "week":

@@ -43,7 +43,14 @@ from arena_core.domain.aggregates import FamilyAggregate
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus
 from arena_core.domain.decisions import DecisionRecord
 from arena_core.domain.holdings import AgentRecords
-from arena_core.domain.portfolio import BetScore, FamilyTotals, PortfolioSnapshot, SeriesPoint
+from arena_core.domain.portfolio import (
+    SIX_HOURS,
+    BetScore,
+    FamilyTotals,
+    PortfolioSnapshot,
+    SeriesPoint,
+    six_hourly,
+)
 from arena_core.ports.publisher import INTERNAL, digest
 from arena_core.ports.view_store import ViewStore
 
@@ -51,7 +58,7 @@ CARRIED = f"{INTERNAL}carried/leaderboard.json.gz"  # bookkeeping: never served
 HISTORY = f"{INTERNAL}carried/history.json.gz"  # the scores and final snapshots, read if needed
 KEPT = f"{INTERNAL}carried/kept.json.gz"  # what was computed, with what it was computed from
 VERSION = 4  # 2: no record of the tables' files; 3: HISTORY; 4: KEPT
-CARRIED_RESOLUTIONS = ("hour", "day", "week")  # raw points change every pass: read, not carried
+CARRIED_RESOLUTIONS = ("hour", SIX_HOURS, "day", "week")  # raw points: read, not carried
 
 
 class FeedEntry(BaseModel):
@@ -269,13 +276,19 @@ class CarriedViews(ViewStore):
     def series(
         self, family_id: str, resolution: str, start: datetime, end: datetime
     ) -> list[SeriesPoint]:
+        """A family's points at ``resolution`` (``SIX_HOURS`` too: read from the hourly ones
+        and carried as such, not stored)."""
         if resolution not in CARRIED_RESOLUTIONS:
             return self._inner.series(family_id, resolution, start, end)
         key = f"{family_id}/{resolution}"
         kept = [p for p in self._carried.series.get(key, []) if start <= p.bucket <= end]
         since = max(start, kept[-1].bucket) if kept else start
         merged = {p.bucket: p for p in kept}
-        merged |= {p.bucket: p for p in self._inner.series(family_id, resolution, since, end)}
+        if resolution == SIX_HOURS:
+            found = six_hourly(self._inner.series(family_id, "hour", since, end))
+        else:
+            found = self._inner.series(family_id, resolution, since, end)
+        merged |= {p.bucket: p for p in found}
         found = [merged[b] for b in sorted(merged)]
         self._carried.series[key] = found
         return found

@@ -29,12 +29,14 @@ from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.domain.market import Market
 from arena_core.domain.panel import Methodology, PanelQuestion, PanelScore
 from arena_core.domain.portfolio import (
+    SIX_HOURS,
     BetScore,
     PortfolioSnapshot,
     Position,
     SeriesPoint,
     Settlement,
     Trade,
+    six_hourly,
     snapshot_hour,
 )
 from arena_core.domain.releases import LineupRelease, family_changes
@@ -51,6 +53,7 @@ from arena_core.ports.stores import (
 from arena_core.ports.view_store import ViewStore
 from arena_core.site import inputs
 from arena_core.site.boards import BoardResult, Kept, Row, build
+from arena_core.site.carried import CarriedViews
 from arena_core.site.charts import RangeChart
 from arena_core.site.completed import (
     CompletedPart,
@@ -553,6 +556,8 @@ class SiteCollector:
 
     def _family_series(self, family_id: str) -> LazySeries:
         def read(resolution: str, start: datetime, end: datetime) -> list[SeriesPoint]:
+            if resolution == SIX_HOURS and not isinstance(self._views, CarriedViews):
+                return six_hourly(self._views.series(family_id, "hour", start, end))
             return self._views.series(family_id, resolution, start, end)
 
         return family_series(read, self.now)

@@ -1,8 +1,10 @@
 """The points charts are drawn from, read only as far as a chart needs them.
 
 A family's series is kept at four resolutions (raw 10-minute passes, hourly, daily, weekly);
-its charts read the last day of raw points, a month of hourly ones and every weekly one, and
-the daily points only when the weekly ones are too few (a young deployment). An agent's charts
+its charts read the last day of raw points, a week of hourly ones, a month of six-hourly ones
+(the newest hourly point of each six hours: the 1M range draws at most 120 points a series, so
+a month of hourly points was 720 read to draw 120) and every weekly one, and the daily points
+only when the weekly ones are too few (a young deployment). An agent's charts
 read the last day of its passes and its hourly snapshots.
 """
 
@@ -11,15 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
+from operator import attrgetter
 
-from arena_core.domain.portfolio import PortfolioSnapshot, SeriesPoint, series_bucket
-from arena_core.site.charts import Point, RangeChart, range_charts
+from arena_core.domain.portfolio import SIX_HOURS, PortfolioSnapshot, SeriesPoint, series_bucket
+from arena_core.site.charts import InTimeOrder, Point, RangeChart, range_charts
 
-FAMILY_USES = {"10M": "raw", "1H": "raw", "1D": "raw", "1W": "hour", "1M": "hour", "ALL": "week"}
+FAMILY_USES = {"10M": "raw", "1H": "raw", "1D": "raw", "1W": "hour", "1M": "6h", "ALL": "week"}
 AGENT_USES = {"10M": "raw", "1H": "raw", "1D": "raw", "1W": "hour", "1M": "hour", "ALL": "hour"}
 FAMILY_WINDOWS: dict[str, timedelta | None] = {
     "raw": timedelta(days=1),
-    "hour": timedelta(days=31),
+    "hour": timedelta(days=8),  # the 1W range's
+    SIX_HOURS: timedelta(days=31),  # the 1M range's: as many points as it draws, not 720
     "day": None,
     "week": None,
 }
@@ -53,9 +57,16 @@ class Measure(Mapping[str, Sequence[Point]]):
     def __init__(self, series: LazySeries, value: Callable[[SeriesPoint], Decimal]) -> None:
         self._series = series
         self._value = value
+        self._points: dict[str, list[Point]] = {}
 
     def __getitem__(self, resolution: str) -> list[Point]:
-        return [Point(p.taken_at, self._value(p)) for p in self._series[resolution]]
+        """The points of a resolution, made once (every range of a chart reads them)."""
+        if resolution not in self._points:
+            found = [Point(p.taken_at, self._value(p)) for p in self._series[resolution]]
+            # Buckets are in order, and so are their newest points: sorted only if not
+            found.sort(key=attrgetter("at"))
+            self._points[resolution] = InTimeOrder(found)
+        return self._points[resolution]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._series)
