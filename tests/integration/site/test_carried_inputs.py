@@ -69,6 +69,20 @@ def _state(site: Path) -> tuple[Carried, History]:
     )
 
 
+def _count_forecast_rows(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the forecasts tables made from now on (each call's rows)."""
+    made: list[int] = []
+    original = inputs.forecast_rows
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        found = original(*args, **kwargs)
+        made.append(len(found))
+        return found
+
+    monkeypatch.setattr(inputs, "forecast_rows", counted)
+    return made
+
+
 def _tick(scenario: Scenario) -> None:
     scenario.clock.set(scenario.clock.now() + timedelta(minutes=10))
     SnapshotService(scenario.stores, scenario.source, scenario.clock).run()
@@ -214,15 +228,7 @@ def test_a_tick_with_no_bet_scored_or_matured_formats_no_forecast(
     scenario = build(tmp_path / "unused", weeks=1)  # its bets not scored yet
     service, _ = _service(scenario, tmp_path / "site")
     service.run(DAILY)
-    made: list[int] = []
-    original = inputs.forecast_rows
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        found = original(*args, **kwargs)
-        made.append(len(found))
-        return found
-
-    monkeypatch.setattr(inputs, "forecast_rows", counted)
+    made = _count_forecast_rows(monkeypatch)
     _tick(scenario)
     service.run(BOARD)
     assert made == []
@@ -280,15 +286,7 @@ def test_a_forecast_maturing_makes_the_forecasts_table_again(
     scores = [s for found in history.scores.values() for s in found]
     until = inputs.next_maturity(scores, scenario.clock.now())
     assert until is not None
-    made: list[int] = []
-    original = inputs.forecast_rows
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        found = original(*args, **kwargs)
-        made.append(len(found))
-        return found
-
-    monkeypatch.setattr(inputs, "forecast_rows", counted)
+    made = _count_forecast_rows(monkeypatch)
     scenario.clock.set(until - timedelta(minutes=1))
     service.run(BOARD)
     assert made == []

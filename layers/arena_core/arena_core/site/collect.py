@@ -376,7 +376,7 @@ class SiteCollector:
     def _latest_by_family(
         self, cohorts: Sequence[Cohort], specs: Sequence[AgentSpec]
     ) -> dict[str, list[PortfolioSnapshot]]:
-        """Each family's latest snapshot in every cohort (one per cohort, by cohort id)."""
+        """Each family's latest snapshot in each of ``cohorts`` (by cohort id)."""
         found: dict[str, list[PortfolioSnapshot]] = {s.family_id: [] for s in specs}
         for cohort in sorted(cohorts, key=lambda c: c.cohort_id):
             for snapshot in sorted(
@@ -408,7 +408,7 @@ class SiteCollector:
             return inputs.return_rows(version, latest(), cohorts, mine(), self.now)
 
         part = self._completed_part(version, done, specs)
-        live = self._live_latest([c for c in cohorts if c.cohort_id not in done], specs)
+        live = self._latest_by_family([c for c in cohorts if c.cohort_id not in done], specs)
         tables = {
             "family_returns": Table(
                 "family_returns",
@@ -451,18 +451,6 @@ class SiteCollector:
         views.sort(key=lambda v: order.get(v.spec.family_id, len(order)))
         as_of = newest(part, live) if part is not None else _newest(latest())
         return LeaderboardData(version, cohorts, views, tables, result, self._rules, as_of)
-
-    def _live_latest(
-        self, live: Sequence[Cohort], specs: Sequence[AgentSpec]
-    ) -> dict[str, list[PortfolioSnapshot]]:
-        """Each family's latest snapshot in each live cohort (by cohort id)."""
-        found: dict[str, list[PortfolioSnapshot]] = {s.family_id: [] for s in specs}
-        for cohort in sorted(live, key=lambda c: c.cohort_id):
-            for snapshot in sorted(
-                self._views.latest_snapshots(cohort).values(), key=lambda s: s.agent_id
-            ):
-                found.setdefault(snapshot.family_id, []).append(snapshot)
-        return found
 
     def _completed_part(
         self, version: str, done: Collection[str], specs: Sequence[AgentSpec]
