@@ -39,7 +39,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoOutcome, Path, s
         offline=True,
         start=date(2026, 11, 1),
         methodology=Methodology.V1_PANEL,
-        pass_minutes=30,  # faults and the panel, not marking: a third of the passes (suite time)
+        pass_minutes=60,  # faults and the panel, not marking: a sixth of the passes (suite time)
     )
     printed = io.StringIO()
     return run_demo(request, printed), out, printed.getvalue()

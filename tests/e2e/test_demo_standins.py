@@ -34,8 +34,8 @@ def rows(path: Path) -> list[dict[str, str]]:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoOutcome, Path, str]:
     out = tmp_path_factory.mktemp("standins") / "site"
-    request = DemoRequest(  # the lineup, not marking: a third of the passes (suite time)
-        weeks=1, seed=7, out=out, offline=True, start=date(2026, 3, 1), pass_minutes=30
+    request = DemoRequest(  # the lineup, not marking: a sixth of the passes (suite time)
+        weeks=1, seed=7, out=out, offline=True, start=date(2026, 3, 1), pass_minutes=60
     )
     printed = io.StringIO()
     with pytest.MonkeyPatch.context() as patch:  # no real models: the stand-ins run
@@ -48,7 +48,7 @@ def test_the_cohort_freezes_the_stand_ins_beside_the_baselines(
     demo: tuple[DemoOutcome, Path, str],
 ) -> None:
     outcome, out, _ = demo
-    assert outcome.clean.tally.snapshots == 7 * 24 * 2  # every 30 minutes, as asked
+    assert outcome.clean.tally.snapshots == 7 * 24  # every 60 minutes, as asked
     agents = rows(out / "data" / "cohorts" / COHORT / "agents.csv")
     assert {a["family_id"] for a in agents} == STAND_INS | BASELINES
     for agent in (a for a in agents if a["family_id"] in STAND_INS):

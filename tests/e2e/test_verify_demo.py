@@ -33,7 +33,7 @@ def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         agents=("baselines",),
         offline=True,
         start=date(2026, 3, 1),
-        pass_minutes=30,  # commitments, not marking: a third of the passes (suite time)
+        pass_minutes=60,  # commitments, not marking: a sixth of the passes (suite time)
     )
     run_demo(request, io.StringIO())
     return out
