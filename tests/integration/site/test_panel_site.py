@@ -23,6 +23,7 @@ from arena_core.domain.panel import Methodology
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.clock import FixedClock
 from arena_core.ports.llm import ChatMessage, LLMResponse
+from arena_core.ports.stores import Stores
 from arena_core.services.decide import DecideRequest, DecideService, DecideSettings
 from arena_core.services.panel import PanelSettings
 from arena_core.services.publish_site import PublishSiteService
@@ -83,9 +84,12 @@ def responder(member: Agent) -> ForecastAgent:
     return StatingModel(MODELS.index(member.family_id))
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One v1 week, then two v1+panel weeks (the v1 cohort keeps deciding as v1)."""
+def panel_weeks(
+    last_resolved_after: timedelta = timedelta(days=4),
+) -> tuple[Stores, InMemoryBlobStore, FixedClock, StaticMarketSource]:
+    """One v1 week, then two v1+panel weeks (the v1 cohort keeps deciding as v1), each week's
+    markets resolved 4 days after its run (the last week's ``last_resolved_after``): the
+    stores, blobs, clock and market source."""
     stores, blobs = memory_stores(), InMemoryBlobStore()
     clock = FixedClock(WEEK0)
     source = StaticMarketSource([])
@@ -106,9 +110,16 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         SnapshotService(stores, source, clock).run()
         for market in week_markets(week, run_at):
             source.set(resolved(market, ResolutionKind.WINNER, winner(market.market_id)))
-        clock.set(run_at + timedelta(days=4))
+        clock.set(run_at + (last_resolved_after if week == 2 else timedelta(days=4)))
         ResolutionService(stores, source, clock).run(clock.now())
         SnapshotService(stores, source, clock).run()
+    return stores, blobs, clock, source
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One v1 week, then two v1+panel weeks (``panel_weeks``), published."""
+    stores, blobs, clock, _ = panel_weeks()
     out = tmp_path_factory.mktemp("panel-site")
     PublishSiteService(stores, LocalFolderPublisher(out), blobs, clock, RULES).run()
     return out

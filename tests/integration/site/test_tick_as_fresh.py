@@ -16,25 +16,18 @@ import pytest
 
 from arena_core.adapters.site_publishers import LocalFolderPublisher, state_folder, upload_order
 from arena_core.analysis.figures import Rules
-from arena_core.domain.cohort import Cohort, CohortStatus
-from arena_core.domain.lineup import default_lineup
+from arena_core.domain.cohort import CohortStatus
 from arena_core.domain.market import MarketStatus, ResolutionKind
-from arena_core.domain.panel import Methodology
 from arena_core.errors import PersistenceError
-from arena_core.ports.clock import FixedClock
 from arena_core.ports.publisher import INTERNAL, PublishReport, digest
-from arena_core.services.decide import DecideRequest, DecideService, DecideSettings
 from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService, Scope
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
-from arena_core.services.weekly_run import PrepareRunService, RunRequest
 from arena_core.site.carried import CARRIED, KEPT
 from arena_core.site.tables import GLOBAL_TABLES
 from arena_local.cli import main
-from arena_local.memory import InMemoryBlobStore, memory_stores
-from tests.integration.site.test_panel_site import PANEL, responder, week_markets, winner
-from tests.support.builders import WEEK0, resolved
-from tests.support.markets import StaticMarketSource
+from tests.integration.site.test_panel_site import panel_weeks
+from tests.support.builders import resolved
 from tests.support.scenario import Scenario, build
 
 LOW = Rules(min_forecasts=4, min_cohorts=1, min_weeks=1, min_events=2)
@@ -96,31 +89,9 @@ def _resolve_everything(scenario: Scenario) -> None:
 
 def _panel_scenario(site: Path) -> Scenario:
     """One v1 week then two v1+panel weeks (``test_panel_site``'s), the last week's markets
-    resolved but not all matured: their scheduled end is 3 days after the run."""
-    stores, blobs = memory_stores(), InMemoryBlobStore()
-    clock = FixedClock(WEEK0)
-    source = StaticMarketSource([])
-    for week in range(3):
-        start = WEEK0 + timedelta(weeks=week)
-        version = Methodology.V1 if week == 0 else Methodology.V1_PANEL
-        cohort = Cohort.open(start, default_lineup(), version)
-        stores.cohorts.create_cohort(cohort, cohort.agents())
-        run_at = start + timedelta(minutes=5)
-        clock.set(run_at)
-        for market in week_markets(week, run_at):
-            source.set(market)
-        run = PrepareRunService(stores, source, blobs, clock, panel=PANEL).prepare(RunRequest())
-        decide = DecideService(stores, blobs, clock, DecideSettings(panel=PANEL))
-        for item in run.items:
-            request = DecideRequest(item.agent_id, item.run_at, item.universe_ref, "o")
-            decide.decide(request, responder)
-        SnapshotService(stores, source, clock).run()
-        for market in week_markets(week, run_at):
-            source.set(resolved(market, ResolutionKind.WINNER, winner(market.market_id)))
-        # The last week resolves a day after its run: its scheduled ends (3 days) not passed yet.
-        clock.set(run_at + timedelta(days=1 if week == 2 else 4))
-        ResolutionService(stores, source, clock).run(clock.now())
-        SnapshotService(stores, source, clock).run()
+    resolved but not all matured: their scheduled end is 3 days after the run, and they
+    resolve a day after it."""
+    stores, blobs, clock, source = panel_weeks(last_resolved_after=timedelta(days=1))
     return Scenario(stores, blobs, clock, source, site, LOW)
 
 

@@ -41,15 +41,17 @@ def _table(name: str, rows: list[dict[str, object]]) -> bytes:
 
 
 class Counting:
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    """How often ``boards`` calls one of its analyses (the forecasts' by default)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, name: str = "analyze_forecasts") -> None:
         self.calls = 0
-        original = boards.analyze_forecasts
+        original = getattr(boards, name)
 
-        def counted(*args: object, **kwargs: object) -> board_module.Board:
+        def counted(*args: object, **kwargs: object) -> object:
             self.calls += 1
-            return original(*args, **kwargs)  # type: ignore[arg-type]
+            return original(*args, **kwargs)
 
-        monkeypatch.setattr(boards, "analyze_forecasts", counted)
+        monkeypatch.setattr(boards, name, counted)
 
 
 def test_a_board_reads_back_as_computed_to_the_bit() -> None:
@@ -150,22 +152,10 @@ def _matured_tables(cohorts: int, *, pnl: str = "10") -> dict[str, bytes]:
     return found
 
 
-class CountingReturns:
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.calls = 0
-        original = boards.return_statistics
-
-        def counted(*args: object, **kwargs: object) -> board_module.ReturnStatistics:
-            self.calls += 1
-            return original(*args, **kwargs)  # type: ignore[arg-type]
-
-        monkeypatch.setattr(boards, "return_statistics", counted)
-
-
 def test_return_statistics_are_kept_while_no_cohort_matures(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    counting = CountingReturns(monkeypatch)
+    counting = Counting(monkeypatch, "return_statistics")
     kept: boards.Kept = {}
     first = build(_matured_tables(3), "v1", RULES, kept)
     sharp = first.row("sharp")
@@ -190,7 +180,7 @@ def test_return_statistics_are_kept_while_no_cohort_matures(
 def test_return_statistics_are_computed_again_for_anything_else(
     monkeypatch: pytest.MonkeyPatch, change: str
 ) -> None:
-    counting = CountingReturns(monkeypatch)
+    counting = Counting(monkeypatch, "return_statistics")
     kept: boards.Kept = {}
     build(_matured_tables(3), "v1", RULES, kept)
     found, rules = _matured_tables(3), RULES
