@@ -35,9 +35,13 @@ class MeteredPublisher(SitePublisher):
         self._meter.current().site_reads += 1  # the manifest
         return self._inner.published()
 
-    def publish(self, files: Mapping[str, bytes]) -> PublishReport:
-        report = self._inner.publish(files)
+    def publish(
+        self, files: Mapping[str, bytes], known: Mapping[str, str] | None = None
+    ) -> PublishReport:
+        report = self._inner.publish(files, known)
         usage = self._meter.current()
+        if known is None:
+            usage.site_reads += 1  # the manifest, read again
         usage.site_uploads += len(report.uploaded) + 1  # and the manifest, rewritten
         usage.site_upload_bytes += sum(len(files[p]) for p in report.uploaded)
         usage.site_upload_bytes += len(json.dumps(self._inner.published()))

@@ -4,9 +4,11 @@ publication that read everything."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, cast
 
@@ -17,12 +19,13 @@ from arena_core.domain.cohort import Cohort
 from arena_core.domain.market import MarketStatus, ResolutionKind
 from arena_core.ports.publisher import INTERNAL
 from arena_core.ports.stores import ViewStore
-from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService
+from arena_core.services.publish_site import BOARD, COSTS_PATH, DAILY, PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
 from arena_core.site import inputs
 from arena_core.site.carried import CARRIED, HISTORY, KEPT, Carried, History
 from arena_core.site.collect import SiteCollector
+from arena_core.site.costs import FamilyCosts
 from arena_core.site.tables import GLOBAL_TABLES
 from tests.support.builders import WEEK0, resolved
 from tests.support.scenario import Scenario, build, run_week, universe
@@ -297,3 +300,52 @@ def test_a_forecast_maturing_makes_the_forecasts_table_again(
     fresh.run(BOARD)
     for path in ("data/forecasts.csv", "data/forecasts.json", "index.html"):
         assert (tmp_path / "site" / path).read_bytes() == (tmp_path / "fresh" / path).read_bytes()
+
+
+class CountingPublisher(LocalFolderPublisher):
+    """A folder publisher counting the reads of each path."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.reads: Counter[str] = Counter()
+
+    def read(self, path: str) -> bytes | None:
+        self.reads[path] += 1
+        return super().read(path)
+
+
+def test_a_tick_reads_the_costs_table_only_when_it_changed(tmp_path: Path) -> None:
+    scenario = _with_a_completed_cohort(tmp_path / "unused")
+    site = tmp_path / "site"
+    publisher = CountingPublisher(site)
+    service = PublishSiteService(scenario.stores, publisher, None, scenario.clock)
+    service.run(DAILY)  # writes the costs table, and keeps what each family's row shows of it
+    _tick(scenario)
+    publisher.reads.clear()
+    service.run(BOARD)
+    assert publisher.reads[COSTS_PATH] == 0
+    folder = state_folder(site)
+    state = Carried.load(
+        (folder / CARRIED.removeprefix(INTERNAL)).read_bytes(),
+        (folder / KEPT.removeprefix(INTERNAL)).read_bytes(),
+    )
+    assert FamilyCosts.SLOT in state.statistics
+    # As a publication that read the table shows them
+    fresh = tmp_path / "fresh"
+    PublishSiteService(scenario.stores, LocalFolderPublisher(fresh), None, scenario.clock).run(
+        BOARD
+    )
+    assert (site / "index.html").read_bytes() == (fresh / "index.html").read_bytes()
+    # Another table published (a decision run's publication): read once, then kept again
+    rows = json.loads((site / COSTS_PATH).read_bytes())
+    assert rows and not any(Decimal(str(r["cost_usd"])) for r in rows)
+    priced = [{**r, "cost_usd": "1.25000000"} for r in rows]
+    publisher.publish({COSTS_PATH: json.dumps(priced).encode()})
+    publisher.reads.clear()
+    service.run(BOARD)
+    assert publisher.reads[COSTS_PATH] == 1
+    home = (site / "index.html").read_bytes()
+    assert home != (fresh / "index.html").read_bytes()  # the new costs are shown
+    publisher.reads.clear()
+    service.run(BOARD)
+    assert publisher.reads[COSTS_PATH] == 0 and (site / "index.html").read_bytes() == home

@@ -7,7 +7,8 @@ import io
 import json
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -25,7 +26,7 @@ from arena_core.adapters.site_publishers import (
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.releases import LineupRelease
 from arena_core.domain.rules import MAX_BET_FRACTION, STARTING_BALANCE
-from arena_core.ports.publisher import INTERNAL, PublishReport
+from arena_core.ports.publisher import INTERNAL, PublishReport, SitePublisher, digest
 from arena_core.ports.stores import ViewStore
 from arena_core.services.publish_site import (
     BOARD,
@@ -145,6 +146,30 @@ def test_s3_publisher_sets_content_types_cache_headers_and_skips_unchanged() -> 
         assert report.uploaded == ("index.html",)
         assert report.unchanged == 2
         assert json.loads(s3.get_object(Bucket="site", Key=MANIFEST)["Body"].read())["index.html"]
+        # The manifest as the publication read it: not read again (one request fewer a tick)
+        known = publisher.published()
+        with _unread_manifest(publisher):
+            now = {**files, "index.html": b"<h1>y</h1>", "data/b.csv": b"b\n2\n"}
+            report = publisher.publish(now, known=known)
+        assert report.uploaded == ("data/b.csv",) and publisher.published() == {
+            **known,
+            "data/b.csv": digest(b"b\n2\n"),
+        }
+
+
+@contextmanager
+def _unread_manifest(publisher: SitePublisher) -> Iterator[None]:
+    """``publisher`` failing the test if it reads its manifest."""
+
+    def refused() -> dict[str, str]:
+        raise AssertionError("the manifest was read again")
+
+    original = publisher.published
+    publisher.published = refused  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        publisher.published = original  # type: ignore[method-assign]
 
 
 def test_local_publisher_manifest(tmp_path: Path) -> None:
@@ -152,6 +177,10 @@ def test_local_publisher_manifest(tmp_path: Path) -> None:
     publisher.publish({"a/b.html": b"1"})
     assert (tmp_path / "a/b.html").read_bytes() == b"1"
     assert publisher.publish({"a/b.html": b"1"}).uploaded == ()
+    known = publisher.published()
+    with _unread_manifest(publisher):
+        assert publisher.publish({"a/b.html": b"2"}, known=known).uploaded == ("a/b.html",)
+    assert publisher.published() == {"a/b.html": digest(b"2")}
 
 
 def test_exports_round_trip_recomputes_brier_pnl_and_return(tmp_path: Path) -> None:
@@ -313,9 +342,9 @@ def tick_files(service: PublishSiteService, scope: Scope = BOARD) -> dict[str, b
     publisher = service._publisher
     original = publisher.publish
 
-    def record(files: Mapping[str, bytes]) -> PublishReport:
+    def record(files: Mapping[str, bytes], known: Mapping[str, str] | None = None) -> PublishReport:
         rendered.update(files)
-        return original(files)
+        return original(files, known)
 
     publisher.publish = record  # type: ignore[method-assign]
     try:

@@ -44,8 +44,10 @@ class FailingPublisher(LocalFolderPublisher):
         super().__init__(root)
         self._after = after
 
-    def publish(self, files: Mapping[str, bytes]) -> PublishReport:
-        known = self.published()
+    def publish(
+        self, files: Mapping[str, bytes], known: Mapping[str, str] | None = None
+    ) -> PublishReport:
+        known = self.published() if known is None else known
         changed = upload_order(p for p, body in files.items() if known.get(p) != digest(body))
         for path in changed[: self._after]:
             target = self._target(path)

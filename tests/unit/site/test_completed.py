@@ -1,19 +1,22 @@
 """The completed cohorts' part of the returns tables (``site/completed.py``): assembled with
-the live rows it is the table formatted whole; it holds under its key until a held position
-ends; read back it is what was kept, and anything else is not trusted."""
+the live rows it is the table formatted whole, and its records are the table parsed whole; it
+holds under its key until a held position ends; read back it is what was kept, and anything
+else is not trusted."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
 
+from arena_core.analysis import dataset
 from arena_core.ports.publisher import digest
 from arena_core.site import exports
 from arena_core.site.completed import (
     CompletedPart,
-    assembled_returns,
+    LiveReturns,
     completed_key,
     computed,
 )
@@ -57,12 +60,33 @@ def test_assembled_with_the_live_rows_it_is_the_table_formatted_whole() -> None:
     part = _part()
     assert len(part.returns) == 6  # three families, two completed cohorts
     live = [r for r in ROWS if r["cohort_id"] not in DONE]
-    assert assembled_returns(part, live) == exports.bodies("family_returns", ROWS)
+    assert LiveReturns(part, live).bodies() == exports.bodies("family_returns", ROWS)
     # A live cohort's rows move: the completed lines stay as they were kept
     moved = [{**r, "return_pct": Decimal("9")} for r in live]
     whole = [r for r in ROWS if r["cohort_id"] in DONE] + moved
     whole.sort(key=lambda r: (str(r["family_id"]), str(r["cohort_id"])))
-    assert assembled_returns(part, moved) == exports.bodies("family_returns", whole)
+    assert LiveReturns(part, moved).bodies() == exports.bodies("family_returns", whole)
+
+
+def _parsed_whole(rows: list[dict[str, object]]) -> list[dataset.CohortRecord]:
+    csv, _ = exports.bodies("family_returns", rows)
+    table = dataset.parse_table("family_returns", csv, dataset.RETURN_COLUMNS)
+    return dataset.cohort_records(table)
+
+
+def test_its_records_with_the_live_rows_are_the_table_parsed_whole() -> None:
+    part = CompletedPart.load("key", _part().dump())  # as a tick finds it: read back
+    assert part is not None and len(part.records) == 6
+    live = [r for r in ROWS if r["cohort_id"] not in DONE]
+    assert LiveReturns(part, live).records() == _parsed_whole(ROWS)
+    moved = [{**r, "return_pct": Decimal("-7.125"), "trades": 5} for r in live]
+    whole = sorted(
+        [r for r in ROWS if r["cohort_id"] in DONE] + moved,
+        key=lambda r: (str(r["family_id"]), str(r["cohort_id"])),
+    )
+    found = LiveReturns(part, moved).records()
+    assert found == _parsed_whole(whole)
+    assert [r.trades for r in found if r.result.cohort_id not in DONE] == [5] * 6
 
 
 def test_the_part_holds_under_its_key_until_a_held_position_ends() -> None:
@@ -88,20 +112,45 @@ def test_read_back_it_is_what_was_kept() -> None:
     assert CompletedPart.load("key", part.dump()) == part
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "",
-        "[]",
-        '{"until": null, "returns": [], "positions": ["a", "b"], "as_of": null}',
-        '{"until": "2026-06-04T00:00:00", "returns": [], "positions": [], "as_of": null}',
-        '{"until": null, "returns": [[1, 2, 3, 4]], "positions": [], "as_of": null}',
-        '{"until": null, "returns": [["a", "b", "c"]], "positions": [], "as_of": null}',
-        '{"until": 5, "returns": [], "positions": [], "as_of": null}',
-    ],
-    ids=["empty", "list", "digests", "naive", "numbers", "three", "until"],
-)
-def test_anything_else_is_not_trusted(text: str) -> None:
-    if text.startswith('{"until": "2026'):  # otherwise sound: only the moment is wrong
-        text = text.replace('"positions": []', f'"positions": ["{DIGESTS[0]}", "{DIGESTS[1]}"]')
+def _sound() -> dict[str, object]:
+    """A kept part of one row that reads back."""
+    return {
+        "until": None, "family_id": ["a"], "cohort_id": ["c1"], "line": ["l"], "item": ["i"],
+        "return_pct": [1.5], "total_pnl": ["150.00"], "trades": [2], "matured": [True],
+        "positions": list(DIGESTS), "as_of": None,
+    }  # fmt: skip
+
+
+def test_a_sound_part_reads_back() -> None:
+    part = CompletedPart.load("key", json.dumps(_sound()))
+    assert part is not None and part.returns == (("a", "c1", "l", "i"),)
+    (record,) = part.records
+    assert (record.result.family_id, record.result.cohort_id) == ("a", "c1")
+    assert (record.result.return_pct, record.total_pnl, record.trades) == (1.5, Decimal(150), 2)
+
+
+BROKEN: dict[str, dict[str, object]] = {
+    "digests": {"positions": ["a", "b"]},
+    "naive": {"until": "2026-06-04T00:00:00"},
+    "until": {"until": 5},
+    "numbers": {"family_id": [1]},
+    "fewer-cohorts": {"cohort_id": []},
+    "no-records": {"return_pct": None},
+    "fewer-records": {"trades": []},
+    "pnl-not-a-number": {"total_pnl": ["x"]},
+    "pnl-a-number": {"total_pnl": [150.0]},
+    "return-not-a-float": {"return_pct": [1]},
+    "trades-a-flag": {"trades": [True]},
+    "matured-a-count": {"matured": [1]},
+}
+
+
+@pytest.mark.parametrize("text", ["", "[]", "{}"], ids=["empty", "list", "object"])
+def test_what_is_not_a_part_is_not_trusted(text: str) -> None:
+    assert CompletedPart.load("key", text) is None
+
+
+@pytest.mark.parametrize("broken", list(BROKEN.values()), ids=list(BROKEN))
+def test_anything_else_is_not_trusted(broken: dict[str, object]) -> None:
+    text = json.dumps({**_sound(), **broken})
     assert CompletedPart.load("key", text) is None

@@ -39,7 +39,13 @@ def upload_order(paths: Iterable[str]) -> list[str]:
 
 
 def _changed(files: Mapping[str, bytes], known: Mapping[str, str]) -> dict[str, str]:
-    return {path: digest(body) for path, body in files.items() if known.get(path) != digest(body)}
+    found = {path: digest(body) for path, body in files.items()}
+    return {path: hashed for path, hashed in found.items() if known.get(path) != hashed}
+
+
+def manifest_body(known: Mapping[str, str], changed: Mapping[str, str]) -> bytes:
+    """The manifest after a publication, its paths in order."""
+    return json.dumps({**known, **changed}, sort_keys=True).encode()
 
 
 def state_folder(root: Path) -> Path:
@@ -72,9 +78,11 @@ class LocalFolderPublisher(SitePublisher):
         loaded: dict[str, str] = json.loads(manifest.read_text())
         return loaded
 
-    def publish(self, files: Mapping[str, bytes]) -> PublishReport:
+    def publish(
+        self, files: Mapping[str, bytes], known: Mapping[str, str] | None = None
+    ) -> PublishReport:
         with self._lock:
-            known = self.published()
+            known = self.published() if known is None else known
             changed = _changed(files, known)
             targets = {
                 path: self._target(path) for path in upload_order(changed)
@@ -85,7 +93,7 @@ class LocalFolderPublisher(SitePublisher):
             self._root.mkdir(parents=True, exist_ok=True)
             manifest = self._target(MANIFEST)
             manifest.parent.mkdir(parents=True, exist_ok=True)
-            manifest.write_text(json.dumps({**known, **changed}, sort_keys=True))
+            manifest.write_bytes(manifest_body(known, changed))
         return PublishReport(tuple(sorted(changed)), len(files) - len(changed))
 
     def read(self, path: str) -> bytes | None:
@@ -112,8 +120,10 @@ class S3SitePublisher(SitePublisher):
         loaded: dict[str, str] = json.loads(body)
         return loaded
 
-    def publish(self, files: Mapping[str, bytes]) -> PublishReport:
-        known = self.published()
+    def publish(
+        self, files: Mapping[str, bytes], known: Mapping[str, str] | None = None
+    ) -> PublishReport:
+        known = self.published() if known is None else known
         changed = _changed(files, known)
         for path in changed:
             site_key(path)  # every key checked before the first upload
@@ -130,7 +140,7 @@ class S3SitePublisher(SitePublisher):
                 Bucket=self._bucket,
                 Key=MANIFEST,
                 ContentType="application/json",
-                Body=json.dumps({**known, **changed}, sort_keys=True).encode(),
+                Body=manifest_body(known, changed),
             )
         except (ClientError, BotoCoreError) as exc:
             raise PersistenceError(f"cannot publish the site: {exc}") from exc

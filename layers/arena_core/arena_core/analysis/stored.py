@@ -43,7 +43,22 @@ def dump_value(value: Any) -> str:
 def load_value(kind: Any, text: str) -> Any:
     """A value of type ``kind`` as ``dump_value`` wrote it."""
     try:
-        return _typed(kind, json.loads(text))
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise DatasetError(f"a stored value cannot be read: {type(exc).__name__}") from exc
+    return from_plain(kind, data)
+
+
+def plain(value: Any) -> Any:
+    """``dump_value``'s JSON before it is written: to nest in other JSON (not as a text in it,
+    escaped, to be parsed twice)."""
+    return _plain(value)
+
+
+def from_plain(kind: Any, data: Any) -> Any:
+    """A value of type ``kind`` from ``plain``'s JSON, parsed."""
+    try:
+        return _typed(kind, data)
     except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise DatasetError(f"a stored value cannot be read: {type(exc).__name__}") from exc
 
@@ -104,10 +119,16 @@ def _reader(kind: Any) -> Callable[[Any], Any]:
         value = _reader(args[1])
         return lambda data: {str(k): value(v) for k, v in data.items()}
     if kind is float:
-        return lambda data: float(data["float"]) if isinstance(data, dict) else float(data)
+        return _float
     if kind in (int, str, bool):
         return functools.partial(_exactly, kind)
     raise TypeError(f"cannot read {kind!r}")
+
+
+def _float(data: Any) -> float:
+    if type(data) is float:  # as JSON reads most of them: nothing to convert
+        return data
+    return float(data["float"]) if isinstance(data, dict) else float(data)
 
 
 def _union(args: tuple[Any, ...]) -> Callable[[Any], Any]:

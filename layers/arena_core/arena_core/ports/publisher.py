@@ -80,8 +80,12 @@ class SitePublisher(ABC):
         """Path → content digest of everything already published."""
 
     @abstractmethod
-    def publish(self, files: Mapping[str, bytes]) -> PublishReport:
-        """Upload the files whose content changed; never delete (old cohorts stay published)."""
+    def publish(
+        self, files: Mapping[str, bytes], known: Mapping[str, str] | None = None
+    ) -> PublishReport:
+        """Upload the files whose content changed; never delete (old cohorts stay published).
+        ``known``: the manifest as this publication read it (``published()``), not read again
+        (it lists every file of the site: a second read every ten minutes grows with it)."""
 
     @abstractmethod
     def read(self, path: str) -> bytes | None:

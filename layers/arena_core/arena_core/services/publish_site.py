@@ -28,6 +28,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import cache
 
 from pydantic import BaseModel, ConfigDict
 
@@ -50,7 +51,7 @@ from arena_core.site.collect import (
     SiteCollector,
     SiteStores,
 )
-from arena_core.site.costs import cost_rows, merged
+from arena_core.site.costs import FamilyCosts, cost_rows, family_costs, merged
 from arena_core.site.dataset import BUNDLE, PACKAGE, SITE_TABLES, bundle, datapackage
 from arena_core.site.decision_details import decisions_marker
 from arena_core.site.feed import FeedItem, latest_decisions
@@ -187,7 +188,9 @@ class PublishSiteService:
             c.cohort_id for c in cohorts if c.status is CohortStatus.COMPLETED
         )
         feed = self._feed(views, carried, collector, live)
-        costs = merged(self._publisher.read(COSTS_PATH), cost_rows(views))
+        fresh_costs = cost_rows(views)  # none but where pages are drawn (site-wide)
+        costs = cache(lambda: merged(self._publisher.read(COSTS_PATH), fresh_costs))
+        spent = FamilyCosts(state.statistics)
         returns = collector.return_charts(boards)
         if scope.site_wide:
             weeks = run_weeks(cohorts, now)
@@ -201,7 +204,8 @@ class PublishSiteService:
                     views=views,
                     returns=returns,
                     feed=feed,
-                    costs=costs,
+                    costs=costs(),
+                    spent=spent,
                     weeks=shown,
                     releases=collector.releases(),
                 )
@@ -218,8 +222,9 @@ class PublishSiteService:
                 )
         else:
             shown = []
+            spend = spent.of(boards, published.get(COSTS_PATH), costs)
             files.update(
-                renderer.home_files(boards, cohorts, returns=returns, feed=feed, costs=costs)
+                renderer.home_files(boards, cohorts, returns=returns, feed=feed, spend=spend)
             )
         if scope.live:
             files.update(self._live_files(collector, live))
@@ -232,7 +237,7 @@ class PublishSiteService:
             )
             files[BUNDLE] = self._bundle(files, published)
         files |= carried.files()
-        report: PublishReport = self._publisher.publish(files)
+        report: PublishReport = self._publisher.publish(files, known=published)
         return SiteReport(
             files=len(files),
             uploaded=len(report.uploaded),
@@ -318,22 +323,27 @@ class PublishSiteService:
         returns: list[RangeChart],
         feed: list[FeedItem],
         costs: list[dict[str, object]],
+        spent: FamilyCosts,
         weeks: list[date],
         releases: list[LineupRelease],
     ) -> dict[str, bytes]:
-        """The leaderboards and every page and table computed from them."""
+        """The leaderboards and every page and table computed from them; the families' costs
+        kept with the costs table written (``spent``), for the publications that follow."""
         for board in boards:
             recent_decisions(board.families, views)
+        spend = family_costs(boards, costs)
         files = renderer.global_files(
             boards,
             cohorts,
             returns=returns,
             feed=feed,
             costs=costs,
+            spend=spend,
             universe_weeks=weeks,
             releases=releases,
         )
         files.update(exports.table_files("data", "costs", costs))
+        spent.keep(boards, digest(files[COSTS_PATH]), spend)
         return files
 
     def _markets_table(

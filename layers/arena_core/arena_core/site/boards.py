@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -182,11 +182,17 @@ class Inputs:
 
 
 def read_inputs(
-    tables: Mapping[str, bytes], methodology: str, *, bets: bool = True, positions: bool = True
+    tables: Mapping[str, bytes],
+    methodology: str,
+    *,
+    bets: bool = True,
+    positions: bool = True,
+    records: Callable[[], list[dataset.CohortRecord]] | None = None,
 ) -> Inputs:
     """Parse the input tables and keep the methodology's rows (``bets``, ``positions``: the
     forecasts and the positions too; they need not be parsed when their statistics are
-    kept)."""
+    kept). ``records``: the methodology's rows of ``family_returns`` as parsing it gives
+    them, when known otherwise (most of them kept: ``site/completed.py``)."""
 
     def rows(name: str, columns: Sequence[str]) -> list[dataset.Record]:
         data = tables.get(name)
@@ -200,7 +206,11 @@ def read_inputs(
     return Inputs(
         families=dataset.families(rows("families", dataset.FAMILY_COLUMNS)),
         bets=dataset.bets(rows("forecasts", dataset.FORECAST_COLUMNS)) if bets else [],
-        records=dataset.cohort_records(rows("family_returns", dataset.RETURN_COLUMNS)),
+        records=(
+            records()
+            if records is not None
+            else dataset.cohort_records(rows("family_returns", dataset.RETURN_COLUMNS))
+        ),
         positions=(
             dataset.positions(rows("position_returns", dataset.POSITION_COLUMNS))
             if positions
@@ -274,16 +284,20 @@ class _BetsPart:
 
     def dump(self) -> str:
         counts = {f: [c.resolved, c.won] for f, c in self.counts.items()}
-        return json.dumps({"board": stored.dump_board(self.board), "counts": counts})
+        board = stored.plain(self.board)  # nested, not a text: parsed once
+        return json.dumps({"board": board, "counts": counts}, separators=(",", ":"))
 
     @classmethod
     def load(cls, text: str) -> _BetsPart:
         try:
             found = json.loads(text)
             counts = {str(f): BetCounts(int(n), int(w)) for f, (n, w) in found["counts"].items()}
-            return cls(stored.load_board(found["board"]), counts)
+            board = stored.from_plain(Board, found["board"])
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise DatasetError(f"kept statistics cannot be read: {type(exc).__name__}") from exc
+        if not isinstance(board, Board):
+            raise DatasetError("kept statistics cannot be read: not a board")
+        return cls(board, counts)
 
 
 Kept = dict[str, tuple[str, str]]  # "methodology/part" -> (the inputs' digest, the part's JSON)
@@ -360,15 +374,18 @@ def build(
     rules: Rules,
     kept: Kept | None = None,
     digests: Mapping[str, str] | None = None,
+    *,
+    records: Callable[[], list[dataset.CohortRecord]] | None = None,
 ) -> BoardResult:
     """The methodology's leaderboard from the CSV of its input tables. ``kept``: the
     forecasts' statistics kept from an earlier call, read when its forecasts are the same and
     updated otherwise (the site's, between publications; the result is the same either way);
     ``digests``: the tables' digests where known (a table is then read only if its statistics
-    are not kept: ``tables`` may compute its CSV on demand)."""
+    are not kept: ``tables`` may compute its CSV on demand); ``records``: the rows of
+    ``family_returns``, as ``read_inputs`` takes them."""
     kept = {} if kept is None else kept
     part, bets_key = _bets_part(tables, methodology, rules, kept, digests or {})
-    inputs = read_inputs(tables, methodology, bets=False, positions=False)
+    inputs = read_inputs(tables, methodology, bets=False, positions=False, records=records)
     models = {f.family_id for f in inputs.families if f.kind == "llm"}
     returns = [r.result for r in inputs.records]
     statistics, returns_key = _returns_part(

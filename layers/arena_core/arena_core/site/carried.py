@@ -34,10 +34,12 @@ from __future__ import annotations
 
 import gzip
 import json
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from operator import attrgetter, lt
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from arena_core.domain.aggregates import FamilyAggregate
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus
@@ -113,7 +115,7 @@ class Carried(BaseModel):
     # How many scores of each family the history holds: compared with the family aggregates'
     # counts without reading it.
     score_counts: dict[str, int] = {}
-    series: dict[str, list[SeriesPoint]] = {}  # by "family/resolution", oldest first
+    series: dict[str, list[SeriesPoint]] = {}  # by "family/resolution", in bucket order
     feed: list[FeedEntry] | None = None  # None: never read yet
     # Completed cohorts whose positions were read into the position_returns table (some have
     # none: a cohort that never traded is not read again every tick).
@@ -127,6 +129,17 @@ class Carried(BaseModel):
     # Written to ``KEPT``, only when it changed (most of the carried bytes after a year).
     statistics: dict[str, tuple[str, str]] = Field(default={}, exclude=True)
     _statistics_read: dict[str, tuple[str, str]] = PrivateAttr(default_factory=dict)
+
+    @field_validator("series")
+    @classmethod
+    def _in_bucket_order(cls, series: dict[str, list[SeriesPoint]]) -> dict[str, list[SeriesPoint]]:
+        """Each series in bucket order, one point a bucket (what ``CarriedViews.series``
+        windows by bisection): a file that is not is not read."""
+        for points in series.values():
+            buckets = list(map(attrgetter("bucket"), points))
+            if not all(map(lt, buckets, buckets[1:])):
+                raise ValueError("a carried series is not in bucket order")
+        return series
 
     @classmethod
     def load(cls, body: bytes | None, kept: bytes | None = None) -> Carried:
@@ -282,17 +295,22 @@ class CarriedViews(ViewStore):
         if resolution not in CARRIED_RESOLUTIONS:
             return self._inner.series(family_id, resolution, start, end)
         key = f"{family_id}/{resolution}"
-        kept = [p for p in self._carried.series.get(key, []) if start <= p.bucket <= end]
+        carried = self._carried.series.get(key, [])
+        bucket = attrgetter("bucket")
+        kept = carried[
+            bisect_left(carried, start, key=bucket) : bisect_right(carried, end, key=bucket)
+        ]
         since = max(start, kept[-1].bucket) if kept else start
-        merged = {p.bucket: p for p in kept}
         if resolution == SIX_HOURS:
             found = six_hourly(self._inner.series(family_id, "hour", since, end))
         else:
             found = self._inner.series(family_id, resolution, since, end)
-        merged |= {p.bucket: p for p in found}
-        found = [merged[b] for b in sorted(merged)]
-        self._carried.series[key] = found
-        return found
+        # Only the newest kept bucket can be read again (it was open): the older ones stay.
+        closed = kept[: bisect_left(kept, since, key=bucket)]
+        tail = {p.bucket: p for p in kept[len(closed) :]} | {p.bucket: p for p in found}
+        merged = closed + [tail[b] for b in sorted(tail)]
+        self._carried.series[key] = merged
+        return merged
 
     def remember_feed(self, entries: Sequence[FeedEntry]) -> None:
         self._carried.feed = list(entries)

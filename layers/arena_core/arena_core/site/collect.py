@@ -57,7 +57,7 @@ from arena_core.site.carried import CarriedViews
 from arena_core.site.charts import RangeChart
 from arena_core.site.completed import (
     CompletedPart,
-    assembled_returns,
+    LiveReturns,
     completed_key,
     computed,
     newest,
@@ -409,17 +409,14 @@ class SiteCollector:
 
         part = self._completed_part(version, done, specs)
         live = self._latest_by_family([c for c in cohorts if c.cohort_id not in done], specs)
+        moving = (
+            None
+            if part is None
+            else LiveReturns(part, inputs.return_rows(version, live, cohorts, [], self.now))
+        )
         tables = {
             "family_returns": Table(
-                "family_returns",
-                returns,
-                bodies=None
-                if part is None
-                else partial(
-                    assembled_returns,
-                    part,
-                    inputs.return_rows(version, live, cohorts, [], self.now),
-                ),
+                "family_returns", returns, bodies=None if moving is None else moving.bodies
             ),
             "position_returns": Table(
                 "position_returns", mine, digests=None if part is None else part.positions
@@ -436,7 +433,14 @@ class SiteCollector:
                 version, done=done, lineups=lineups, specs=specs, tables=tables, latest=latest()
             )
         digests = {name: table.digest for name, table in tables.items()}
-        result = build(Csvs(tables), version, self._rules, self._kept, digests)
+        result = build(
+            Csvs(tables),
+            version,
+            self._rules,
+            self._kept,
+            digests,
+            records=None if moving is None else moving.records,
+        )
         views = [
             FamilyView(
                 spec,

@@ -6,9 +6,11 @@ cohorts' rows move: a completed cohort's row is its final snapshot, and its posi
 settled. Formatting a year of those rows, and reading the final snapshots and positions they
 come from, every ten minutes was most of what grew in a tick. The site therefore keeps, per
 methodology, what the completed cohorts contribute as it was written: each completed row's CSV
-line and JSON item, the digests of ``position_returns``, and the newest final snapshot's time.
-A tick formats only the live cohorts' rows and assembles the table around the kept ones
-(``exports.assembled``: the same bytes as formatting every row).
+line and JSON item, the row as the leaderboard's analysis reads it (parsed from that line once,
+by the code that parses the published table), the digests of ``position_returns``, and the
+newest final snapshot's time. A tick formats and parses only the live cohorts' rows and
+assembles the table around the kept ones (``exports.assembled``: the same bytes as formatting
+every row; ``returns_records``: the same records as parsing them).
 
 The part is kept under ``completed_key`` (the code, the methodology, its completed cohorts and
 families) until the first position held by a completed cohort reaches its scheduled end: then
@@ -22,7 +24,12 @@ import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any
 
+from arena_core.analysis import dataset
+from arena_core.analysis.dataset import CohortRecord
+from arena_core.analysis.rows import CohortReturn
 from arena_core.code import code_digest
 from arena_core.domain.portfolio import PortfolioSnapshot
 from arena_core.site import exports
@@ -48,15 +55,25 @@ class CompletedPart:
     returns: tuple[tuple[str, str, str, str], ...]  # (family, cohort, CSV line, JSON item)
     positions: Digests  # of position_returns (the completed cohorts' positions only)
     as_of: datetime | None  # the newest of their final snapshots
+    records: tuple[CohortRecord, ...] = ()  # each row of ``returns`` as the analysis reads it
 
     def holds(self, key: str, now: datetime) -> bool:
         return self.key == key and (self.until is None or now < self.until)
 
     def dump(self) -> str:
+        """Column by column: read back with a type check per column, not per row."""
+        families, cohorts, lines, items = ([row[i] for row in self.returns] for i in range(4))
         return json.dumps(
             {
                 "until": self.until.isoformat() if self.until else None,
-                "returns": [list(r) for r in self.returns],
+                "family_id": families,
+                "cohort_id": cohorts,
+                "line": lines,
+                "item": items,
+                "return_pct": [r.result.return_pct for r in self.records],
+                "total_pnl": [str(r.total_pnl) for r in self.records],
+                "trades": [r.trades for r in self.records],
+                "matured": [r.result.matured for r in self.records],
                 "positions": list(self.positions),
                 "as_of": self.as_of.isoformat() if self.as_of else None,
             },
@@ -69,20 +86,39 @@ class CompletedPart:
         computed again, as without it)."""
         try:
             found = json.loads(text)
-            returns = tuple(_four(r) for r in found["returns"])
+            families, cohorts, lines, items, pnl = (
+                _column(found, name, str)
+                for name in ("family_id", "cohort_id", "line", "item", "total_pnl")
+            )
+            returns = tuple(zip(families, cohorts, lines, items, strict=True))
+            records = tuple(
+                CohortRecord(CohortReturn(f, c, c, pct, matured), Decimal(dollars), trades)
+                for f, c, pct, matured, dollars, trades in zip(
+                    families,
+                    cohorts,
+                    _column(found, "return_pct", float),
+                    _column(found, "matured", bool),
+                    pnl,
+                    _column(found, "trades", int),
+                    strict=True,
+                )
+            )
             positions = kept_digests(" ".join(map(str, found["positions"])))
             if positions is None:
                 return None
-            return cls(key, _moment(found["until"]), returns, positions, _moment(found["as_of"]))
-        except (ValueError, KeyError, TypeError):
+            return cls(
+                key, _moment(found["until"]), returns, positions, _moment(found["as_of"]), records
+            )
+        except (ValueError, KeyError, TypeError, InvalidOperation):
             return None  # unreadable: computed again
 
 
-def _four(row: Sequence[object]) -> tuple[str, str, str, str]:
-    family, cohort, line, item = row
-    if not all(isinstance(v, str) for v in (family, cohort, line, item)):
-        raise TypeError("a kept row is not four texts")
-    return str(family), str(cohort), str(line), str(item)
+def _column(found: Mapping[str, object], name: str, kind: type) -> list[Any]:
+    """A kept column, each value of exactly ``kind`` (a count is no flag, a return no count)."""
+    column = found[name]
+    if not isinstance(column, list) or not set(map(type, column)) <= {kind}:
+        raise TypeError(f"the kept column {name} is not a list of {kind.__name__}")
+    return column
 
 
 def _moment(value: object) -> datetime | None:
@@ -120,16 +156,46 @@ def computed(
         ),
         position_digests,
         max((s.taken_at for s in finals), default=None),
+        tuple(parsed(pieces)),
     )
 
 
-def assembled_returns(part: CompletedPart, live: Sequence[exports.Row]) -> tuple[bytes, bytes]:
-    """``family_returns`` of the kept completed rows and the live ``rows``, formatted now, in
-    the table's order (by family, then cohort)."""
-    pieces = {(f, c): (line, item) for f, c, line, item in part.returns}
-    fresh = exports.row_pieces(RETURNS, live)
-    pieces |= {(r["family_id"], r["cohort_id"]): p for r, p in zip(live, fresh, strict=True)}
-    return exports.assembled(RETURNS, [pieces[k] for k in sorted(pieces)])
+def parsed(pieces: Sequence[exports.Piece]) -> list[CohortRecord]:
+    """The records of rows of ``family_returns`` as ``boards.read_inputs`` reads the
+    published table: its CSV of these rows, parsed by the same code."""
+    csv, _ = exports.assembled(RETURNS, pieces)
+    return dataset.cohort_records(dataset.parse_table(RETURNS, csv, dataset.RETURN_COLUMNS))
+
+
+class LiveReturns:
+    """The live cohorts' rows of ``family_returns``, formatted once for both the table's
+    files and its records."""
+
+    def __init__(self, part: CompletedPart, rows: Sequence[exports.Row]) -> None:
+        self._part = part
+        self._rows = rows
+        self._pieces: list[exports.Piece] | None = None
+
+    @property
+    def pieces(self) -> list[exports.Piece]:
+        if self._pieces is None:
+            self._pieces = exports.row_pieces(RETURNS, self._rows)
+        return self._pieces
+
+    def bodies(self) -> tuple[bytes, bytes]:
+        """``family_returns`` of the kept completed rows and the live ones, formatted now, in
+        the table's order (by family, then cohort)."""
+        pieces = {(f, c): (line, item) for f, c, line, item in self._part.returns}
+        live = zip(self._rows, self.pieces, strict=True)
+        pieces |= {(r["family_id"], r["cohort_id"]): p for r, p in live}
+        return exports.assembled(RETURNS, [pieces[k] for k in sorted(pieces)])
+
+    def records(self) -> list[CohortRecord]:
+        """The table's records, in its order: the kept ones and the live rows' parsed now
+        (what parsing the whole table gives)."""
+        found = [*self._part.records, *parsed(self.pieces)]
+        found.sort(key=lambda r: (r.result.family_id, r.result.cohort_id))
+        return found
 
 
 def newest(part: CompletedPart, live: Mapping[str, Sequence[PortfolioSnapshot]]) -> datetime | None:

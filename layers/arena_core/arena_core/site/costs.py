@@ -3,19 +3,23 @@ cohort and week, from the decisions' recorded usage (the provider's ``usage.cost
 
 The live cohorts' rows are computed from their decisions (already read for their pages); the
 rows of cohorts completed earlier are carried over from the published table, so a publication
-reads one object for them, however long the history.
+reads one object for them, however long the history. The leaderboard regenerated after every
+snapshot reads no decision, so the table is as published: what each family's row shows of it
+is kept with the table's digest (``FamilyCosts``) and the table is not read again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from arena_core.site.collect import CohortView
+from arena_core.code import code_digest
+from arena_core.site.collect import CohortView, LeaderboardData
 
 Row = dict[str, Any]
 COSTS = "costs"
@@ -117,3 +121,95 @@ def weekly(rows: Iterable[Row], week_starts: dict[str, date]) -> list[tuple[date
         if found is not None:
             by_run.setdefault(found, []).append(row)
     return [(d, summary(by_run[d])) for d in sorted(by_run, reverse=True)]
+
+
+Spend = dict[tuple[str, str], CostSummary]  # by (methodology, family)
+
+
+def family_costs(boards: Sequence[LeaderboardData], costs: Iterable[Row]) -> Spend:
+    """Per (methodology, family): what its decisions cost over the leaderboard's cohorts."""
+    by_family: dict[str, list[Row]] = {}
+    for row in costs:
+        by_family.setdefault(str(row["family_id"]), []).append(row)
+    found = {}
+    for board in boards:
+        ids = {c.cohort_id for c in board.cohorts}
+        for view in board.families:
+            family = view.spec.family_id
+            mine = [r for r in by_family.get(family, []) if r["cohort_id"] in ids]
+            found[(board.methodology, family)] = summary(mine)
+    return found
+
+
+class FamilyCosts:
+    """``family_costs`` of the costs table as published, kept under its digest (and the
+    leaderboards' cohorts and families) between publications: the leaderboard regenerated
+    after every snapshot, which has no fresh row, reads the table only when it changed."""
+
+    SLOT = "costs/families"
+
+    def __init__(self, kept: MutableMapping[str, tuple[str, str]] | None) -> None:
+        self._kept = kept
+
+    def kept(self, boards: Sequence[LeaderboardData], table: str | None) -> Spend | None:
+        """The costs kept for the table of digest ``table`` (None: none published)."""
+        if self._kept is None or table is None:
+            return None
+        earlier = self._kept.get(self.SLOT)
+        if earlier is None or earlier[0] != _spend_key(boards, table):
+            return None
+        return _load_spend(earlier[1])
+
+    def keep(self, boards: Sequence[LeaderboardData], table: str | None, spend: Spend) -> None:
+        """Keep ``spend``, the costs of the table of digest ``table``."""
+        if self._kept is not None and table is not None:
+            self._kept[self.SLOT] = (_spend_key(boards, table), _dump_spend(spend))
+
+    def of(
+        self, boards: Sequence[LeaderboardData], table: str | None, rows: Callable[[], list[Row]]
+    ) -> Spend:
+        """The costs of the table of digest ``table`` (``rows``: its rows): as kept, else
+        computed (then kept)."""
+        found = self.kept(boards, table)
+        if found is None:
+            found = family_costs(boards, rows())
+            self.keep(boards, table, found)
+        return found
+
+
+def _spend_key(boards: Sequence[LeaderboardData], published: str) -> str:
+    digest = hashlib.sha256(f"{code_digest()}\0{published}\0".encode())
+    for board in boards:
+        cohorts = sorted(c.cohort_id for c in board.cohorts)
+        families = [v.spec.family_id for v in board.families]
+        digest.update(repr((board.methodology, cohorts, families)).encode())
+    return digest.hexdigest()
+
+
+def _dump_spend(spend: Spend) -> str:
+    return json.dumps(
+        [[m, f, s.decisions, s.tokens_in, s.tokens_out, str(s.cost_usd), s.weeks]
+         for (m, f), s in spend.items()],
+        separators=(",", ":"),
+    )  # fmt: skip
+
+
+def _load_spend(text: str) -> Spend | None:
+    """The kept costs, or None when they cannot be read (computed again)."""
+    try:
+        found = {}
+        for entry in json.loads(text):
+            methodology, family, decisions, tokens_in, tokens_out, cost, weeks = entry
+            counts = (decisions, tokens_in, tokens_out, weeks)
+            texts = (methodology, family, cost)
+            if any(type(n) is not int for n in counts) or any(type(t) is not str for t in texts):
+                return None
+            dollars = Decimal(cost)
+            if not dollars.is_finite():
+                return None
+            found[(methodology, family)] = CostSummary(
+                decisions, tokens_in, tokens_out, dollars, weeks
+            )
+        return found
+    except (ValueError, TypeError, InvalidOperation):
+        return None

@@ -41,7 +41,7 @@ from arena_core.site.collect import (
     FamilyView,
     LeaderboardData,
 )
-from arena_core.site.costs import CostSummary, per_forecast, summary, weekly
+from arena_core.site.costs import CostSummary, Spend, family_costs, per_forecast, summary, weekly
 from arena_core.site.feed import FeedItem
 from arena_core.site.markets import MarketView, price_charts
 from arena_core.site.reliability import reliability_diagram
@@ -228,12 +228,15 @@ class SiteRenderer:
         returns: Sequence[RangeChart] = (),
         feed: Sequence[FeedItem] = (),
         costs: Sequence[dict[str, Any]] = (),
+        spend: Spend | None = None,
     ) -> dict[str, bytes]:
         """The home page and every site-wide table its leaderboards are computed from and
         show: what every publication regenerates, after every snapshot (only the changed ones
         are uploaded), so the published tables always reproduce the published board. The same
-        inputs give the same bytes, whichever publication renders them."""
+        inputs give the same bytes, whichever publication renders them. ``spend``: the
+        families' costs (``costs.family_costs`` of ``costs``) when known."""
         current = boards[0]
+        spend = family_costs(boards, costs) if spend is None else spend
         files = {
             "index.html": self.page(
                 "index.html.j2",
@@ -242,7 +245,7 @@ class SiteRenderer:
                 boards=boards,
                 returns=returns,
                 feed=feed,
-                spend=board_costs(boards, costs),
+                spend=board_costs(boards, spend),
                 as_of=values_as_of(boards),
                 rules=current.rules,
                 cohorts=cohorts,
@@ -262,13 +265,16 @@ class SiteRenderer:
         returns: Sequence[RangeChart] = (),
         feed: Sequence[FeedItem] = (),
         costs: Sequence[dict[str, Any]] = (),
+        spend: Spend | None = None,
         universe_weeks: Sequence[date] = (),
         releases: Sequence[LineupRelease] = (),
     ) -> dict[str, bytes]:
         """Every site-wide page and table: one leaderboard per methodology version (the current
-        one first), each with its own statistics; the model pages show each version apart."""
+        one first), each with its own statistics; the model pages show each version apart.
+        ``spend``: the families' costs (``costs.family_costs`` of ``costs``) when known."""
         current = boards[0]
-        spend = board_costs(boards, costs)
+        families = family_costs(boards, costs) if spend is None else spend
+        spend_shown = board_costs(boards, families)
         starts = {c.cohort_id: c.week_start.date() for c in cohorts}
         common = {
             "rules": current.rules,
@@ -276,7 +282,9 @@ class SiteRenderer:
             "methodology_version": current.methodology,
             "versions": [b.methodology for b in boards],
         }
-        files = self.home_files(boards, cohorts, returns=returns, feed=feed, costs=costs)
+        files = self.home_files(
+            boards, cohorts, returns=returns, feed=feed, costs=costs, spend=families
+        )
         files |= {
             "methodology.html": self.page(
                 "methodology.html.j2",
@@ -320,7 +328,7 @@ class SiteRenderer:
                 charts=sections[0]["view"].charts,
                 recent=sections[0]["view"].recent,
                 rules=current.rules,
-                spend=spend,
+                spend=spend_shown,
                 weekly_costs=weekly([r for r in costs if r["family_id"] == family_id], starts),
                 cohort_models=cohort_models(family_id, cohorts, costs),
             )
@@ -449,17 +457,16 @@ class SiteRenderer:
 
 
 def board_costs(
-    boards: Sequence[LeaderboardData], costs: Sequence[dict[str, Any]]
+    boards: Sequence[LeaderboardData], spend: Spend
 ) -> dict[tuple[str, str], tuple[CostSummary, Decimal | None]]:
-    """Per (methodology, family): what its decisions cost over the leaderboard's cohorts, and
-    dollars per scored forecast (under v1+panel, per scored panel forecast)."""
+    """Per (methodology, family): what its decisions cost over the leaderboard's cohorts
+    (``costs.family_costs``), and dollars per scored forecast (under v1+panel, per scored
+    panel forecast)."""
     found = {}
     for board in boards:
-        ids = {c.cohort_id for c in board.cohorts}
         for view in board.families:
             family = view.spec.family_id
-            rows = [r for r in costs if r["family_id"] == family and r["cohort_id"] in ids]
-            cost = summary(rows)
+            cost = spend.get((board.methodology, family)) or summary(())
             row = board.row(family)
             forecasts = row.result.resolved if row and row.result else 0
             found[(board.methodology, family)] = (cost, per_forecast(cost, forecasts))
