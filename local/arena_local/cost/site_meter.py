@@ -1,51 +1,44 @@
 """What the meter cannot see in boto3 calls: the site's requests and the table's shape.
 
 The demo publishes to a local folder, not to S3, so the site's requests are counted at the
-publisher port (``MeteredPublisher``): each object uploaded (the manifest included) is a PUT,
-each object read back (the manifest, the carried inputs, the tables carried over) a GET, and the
-bytes uploaded are what becomes noncurrent versions once replaced. ``table_stats`` measures the
-table as DynamoDB bills its storage: each item's size plus 100 bytes of overhead, and once more
-in each global secondary index the item is in (both project every attribute).
+publisher port (``MeteredPublisher``): each object uploaded (the manifest's parts included) is
+a PUT, each object read back (the manifest's parts, the carried inputs, the tables carried over)
+a GET, and the bytes uploaded are what becomes noncurrent versions once replaced.
+``table_stats`` measures the table as DynamoDB bills its storage: each item's size plus 100
+bytes of overhead, and once more in each global secondary index the item is in (both project
+every attribute).
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena_core.adapters.dynamodb.limits import item_size
 from arena_core.adapters.dynamodb.schema import GSI1PK, GSI2PK
-from arena_core.ports.publisher import PublishReport, SitePublisher
+from arena_core.ports.manifest import ManifestPublisher
 from arena_local.cost.meter import Meter
 
 ITEM_OVERHEAD = 100  # bytes DynamoDB bills per item (and per item in each index)
 
 
-class MeteredPublisher(SitePublisher):
-    """A publisher counting its requests and bytes under the function publishing."""
+class MeteredPublisher(ManifestPublisher):
+    """A publisher counting its requests and bytes under the function publishing: each
+    object it reads (a part of the manifest included) and each it writes, as S3 bills them."""
 
-    def __init__(self, inner: SitePublisher, meter: Meter) -> None:
+    def __init__(self, inner: ManifestPublisher, meter: Meter) -> None:
         self._inner = inner
         self._meter = meter
 
-    def published(self) -> dict[str, str]:
-        self._meter.current().site_reads += 1  # the manifest
-        return self._inner.published()
+    def check(self, path: str) -> None:
+        self._inner.check(path)
 
-    def publish(
-        self, files: Mapping[str, bytes], known: Mapping[str, str] | None = None
-    ) -> PublishReport:
-        report = self._inner.publish(files, known)
+    def put(self, path: str, body: bytes) -> None:
         usage = self._meter.current()
-        if known is None:
-            usage.site_reads += 1  # the manifest, read again
-        usage.site_uploads += len(report.uploaded) + 1  # and the manifest, rewritten
-        usage.site_upload_bytes += sum(len(files[p]) for p in report.uploaded)
-        usage.site_upload_bytes += len(json.dumps(self._inner.published()))
-        return report
+        usage.site_uploads += 1
+        usage.site_upload_bytes += len(body)
+        self._inner.put(path, body)
 
     def read(self, path: str) -> bytes | None:
         self._meter.current().site_reads += 1

@@ -39,6 +39,7 @@ from arena_core.analysis import tdist, validity
 from arena_core.domain.cohort import cohort_id_for
 from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.observability import logger
+from arena_core.ports.manifest import ManifestPublisher
 from arena_core.ports.stores import Stores
 from arena_core.site.render import environment
 from arena_local.cost.history import seed_history
@@ -160,7 +161,10 @@ class SteadyRun(DemoRun):
     def _run_weeks(self, workflow: LocalWorkflow, report: RunReport) -> None:
         del report  # the sample's measurements stay on the run
         container = bootstrap.container()
-        publisher = MeteredPublisher(container.publisher, self.meter)
+        inner = container.publisher
+        if not isinstance(inner, ManifestPublisher):  # the demo's folder, metered as S3
+            raise TypeError("the cost model meters a manifest publisher")
+        publisher = MeteredPublisher(inner, self.meter)
         container.injected = replace(container.injected, publisher=publisher)
         container.__dict__.pop("publisher", None)
         seed_history(

@@ -17,7 +17,7 @@ from typing import TextIO
 
 import httpx
 
-from arena_core.adapters.site_publishers import LEGACY_MANIFEST, MANIFEST, state_folder
+from arena_core.adapters.site_publishers import INDEX, LEGACY_MANIFEST, MANIFEST, state_folder
 from arena_core.domain.cohort import date_in_calendar
 from arena_core.domain.lineup import BASELINES, AgentKind, AgentSpec, default_lineup
 from arena_core.domain.panel import Methodology
@@ -131,7 +131,10 @@ def prepare_out(out: Path) -> None:
 
 def _clear_previous_site(out: Path) -> None:
     state = state_folder(out)
-    ours = (state / MANIFEST.removeprefix(INTERNAL)).exists() or (out / LEGACY_MANIFEST).exists()
+    ours = (
+        any((state / key.removeprefix(INTERNAL)).exists() for key in (INDEX, MANIFEST))
+        or (out / LEGACY_MANIFEST).exists()
+    )
     for folder in (out, state):
         if folder.is_dir() and any(folder.iterdir()):
             if not ours:

@@ -86,3 +86,17 @@ def test_job_runs_keep_the_latest_time_of_each_job(stores: Stores) -> None:
         "snapshot": TAKEN + timedelta(minutes=10),
         "resolve": TAKEN + timedelta(hours=1),
     }
+
+
+def test_a_series_points_mean_return_is_kept_to_a_hundred_millionth() -> None:
+    """Three agents' returns average to a third: stored and carried as 3.33333333, not to the
+    28 digits a division gives."""
+    agents = [
+        _snapshot(TAKEN).model_copy(
+            update={"agent_id": f"c{week}.kimi-k2", "cohort_id": f"c{week}", "total_pnl_pct": pct}
+        )
+        for week, pct in (("1", Decimal(10)), ("2", Decimal(0)), ("3", Decimal(0)))
+    ]
+    points = family_points(agents, TAKEN)
+    assert {p.return_pct for p in points} == {Decimal("3.33333333")}
+    assert {p.agents for p in points} == {3}

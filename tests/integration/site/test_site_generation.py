@@ -18,7 +18,6 @@ from typing import Any, cast
 import boto3
 
 from arena_core.adapters.site_publishers import (
-    MANIFEST,
     LocalFolderPublisher,
     S3SitePublisher,
     state_folder,
@@ -26,6 +25,7 @@ from arena_core.adapters.site_publishers import (
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.releases import LineupRelease
 from arena_core.domain.rules import MAX_BET_FRACTION, STARTING_BALANCE
+from arena_core.ports.manifest import HOT, part_key
 from arena_core.ports.publisher import INTERNAL, PublishReport, SitePublisher, digest
 from arena_core.ports.stores import ViewStore
 from arena_core.services.publish_site import (
@@ -145,7 +145,8 @@ def test_s3_publisher_sets_content_types_cache_headers_and_skips_unchanged() -> 
         report = publisher.publish({**files, "index.html": b"<h1>y</h1>"})
         assert report.uploaded == ("index.html",)
         assert report.unchanged == 2
-        assert json.loads(s3.get_object(Bucket="site", Key=MANIFEST)["Body"].read())["index.html"]
+        hot = json.loads(s3.get_object(Bucket="site", Key=part_key(HOT))["Body"].read())
+        assert hot["index.html"] == digest(b"<h1>y</h1>")
         # The manifest as the publication read it: not read again (one request fewer a tick)
         known = publisher.published()
         with _unread_manifest(publisher):

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from arena_core.adapters.site_publishers import LocalFolderPublisher, state_folder, upload_order
+from arena_core.adapters.site_publishers import LocalFolderPublisher, state_folder
 from arena_core.analysis.figures import Rules
 from arena_core.domain.cohort import CohortStatus
 from arena_core.domain.market import MarketStatus, ResolutionKind
 from arena_core.errors import PersistenceError
+from arena_core.ports.manifest import PARTS
 from arena_core.ports.publisher import INTERNAL, PublishReport, digest
 from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService, Scope
 from arena_core.services.resolution import ResolutionService
@@ -36,24 +37,26 @@ TABLE_FILES = tuple(f"data/{t}.{kind}" for t in GLOBAL_TABLES for kind in ("csv"
 
 
 class FailingPublisher(LocalFolderPublisher):
-    """Writes the first ``after`` changed files (in the order the publishers write them:
-    ``upload_order``, readers' files before the bookkeeping), then fails, before the manifest
-    is written: a publication that fails half-way."""
+    """Writes the first ``after`` changed files of each publication (in the order the
+    publishers write them: ``upload_order``, readers' files before the bookkeeping), then
+    fails, before the manifest is written: a publication that fails half-way."""
 
     def __init__(self, root: Path, after: int) -> None:
         super().__init__(root)
         self._after = after
+        self._written = 0
 
     def publish(
         self, files: Mapping[str, bytes], known: Mapping[str, str] | None = None
     ) -> PublishReport:
-        known = self.published() if known is None else known
-        changed = upload_order(p for p, body in files.items() if known.get(p) != digest(body))
-        for path in changed[: self._after]:
-            target = self._target(path)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(files[path])
-        raise PersistenceError("the upload failed half-way")
+        self._written = 0
+        return super().publish(files, known)
+
+    def put(self, path: str, body: bytes) -> None:
+        if self._written >= self._after or path.startswith(PARTS):
+            raise PersistenceError("the upload failed half-way")
+        self._written += 1
+        super().put(path, body)
 
 
 def _publish(

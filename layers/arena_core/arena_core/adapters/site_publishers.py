@@ -1,51 +1,45 @@
 """Site publishers: a local folder (the demo) and S3 (production), both change-only.
 
-Each keeps a manifest of content digests (``.site-manifest.json``), so deciding what changed
-costs one read, not one request per object.
+Each keeps a manifest of content digests (``ports/manifest.py``, in parts under
+``_internal/manifest/``), so deciding what changed costs a few small reads, not one request per
+object, and a tick reads and writes what it changes, not the whole site's list.
 """
 
 from __future__ import annotations
 
-import json
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from arena_core.errors import InvalidIdError, PersistenceError
+from arena_core.ports.manifest import (
+    INDEX,
+    LEGACY_MANIFEST,
+    MANIFEST,
+    ManifestPublisher,
+    upload_order,
+)
 from arena_core.ports.publisher import (
     INTERNAL,
     PublishReport,
-    SitePublisher,
     cache_control,
     content_type,
-    digest,
     is_internal,
     site_key,
 )
 
-MANIFEST = f"{INTERNAL}manifest.json"
-LEGACY_MANIFEST = ".site-manifest.json"  # where sites published before kept it (read, moved)
-
-
-def upload_order(paths: Iterable[str]) -> list[str]:
-    """Readers' files first, the bookkeeping under ``INTERNAL`` last (the manifest after
-    both): the bookkeeping records what was published (the carried state says which completed
-    cohorts' positions are in ``data/position_returns.json``), so a publication failing
-    half-way must never have written it ahead of the files it describes."""
-    return sorted(paths, key=lambda path: (path.startswith(INTERNAL), path))
-
-
-def _changed(files: Mapping[str, bytes], known: Mapping[str, str]) -> dict[str, str]:
-    found = {path: digest(body) for path, body in files.items()}
-    return {path: hashed for path, hashed in found.items() if known.get(path) != hashed}
-
-
-def manifest_body(known: Mapping[str, str], changed: Mapping[str, str]) -> bytes:
-    """The manifest after a publication, its paths in order."""
-    return json.dumps({**known, **changed}, sort_keys=True).encode()
+__all__ = [
+    "INDEX",
+    "LEGACY_MANIFEST",
+    "MANIFEST",
+    "LocalFolderPublisher",
+    "S3SitePublisher",
+    "state_folder",
+    "upload_order",
+]
 
 
 def state_folder(root: Path) -> Path:
@@ -53,7 +47,7 @@ def state_folder(root: Path) -> Path:
     return root.with_name(f"{root.name}.state")
 
 
-class LocalFolderPublisher(SitePublisher):
+class LocalFolderPublisher(ManifestPublisher):
     """Writes under ``root`` only: every key is a site key (``site_key``) and is checked
     again, resolved, to stay inside the folder (a symlink inside it cannot lead out). The
     bookkeeping (keys under ``INTERNAL``) goes to ``state`` beside it, never in the site."""
@@ -71,30 +65,20 @@ class LocalFolderPublisher(SitePublisher):
             raise InvalidIdError(f"the key {path[:80]!r} leads out of {base}")
         return target
 
-    def published(self) -> dict[str, str]:
-        manifest = self._target(MANIFEST)
-        if not manifest.exists():
-            return {}
-        loaded: dict[str, str] = json.loads(manifest.read_text())
-        return loaded
+    def check(self, path: str) -> None:
+        self._target(path)
+
+    def put(self, path: str, body: bytes) -> None:
+        target = self._target(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(body)
 
     def publish(
         self, files: Mapping[str, bytes], known: Mapping[str, str] | None = None
     ) -> PublishReport:
-        with self._lock:
-            known = self.published() if known is None else known
-            changed = _changed(files, known)
-            targets = {
-                path: self._target(path) for path in upload_order(changed)
-            }  # all, then write
-            for path, target in targets.items():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(files[path])
+        with self._lock:  # one publication at a time writes into the folder
             self._root.mkdir(parents=True, exist_ok=True)
-            manifest = self._target(MANIFEST)
-            manifest.parent.mkdir(parents=True, exist_ok=True)
-            manifest.write_bytes(manifest_body(known, changed))
-        return PublishReport(tuple(sorted(changed)), len(files) - len(changed))
+            return super().publish(files, known)
 
     def read(self, path: str) -> bytes | None:
         try:
@@ -104,47 +88,24 @@ class LocalFolderPublisher(SitePublisher):
         return target.read_bytes() if target.is_file() else None
 
 
-class S3SitePublisher(SitePublisher):
+class S3SitePublisher(ManifestPublisher):
     """Reads back only what publications carry over (the manifest and files under data/)."""
 
     def __init__(self, client: Any, bucket: str) -> None:
         self._client = client
         self._bucket = bucket
 
-    def published(self) -> dict[str, str]:
-        body = self.read(MANIFEST)
-        if body is None:  # a site published before the manifest moved: its old one, once
-            body = self.read(LEGACY_MANIFEST)
-        if body is None:
-            return {}
-        loaded: dict[str, str] = json.loads(body)
-        return loaded
-
-    def publish(
-        self, files: Mapping[str, bytes], known: Mapping[str, str] | None = None
-    ) -> PublishReport:
-        known = self.published() if known is None else known
-        changed = _changed(files, known)
-        for path in changed:
-            site_key(path)  # every key checked before the first upload
+    def put(self, path: str, body: bytes) -> None:
         try:
-            for path in upload_order(changed):
-                self._client.put_object(
-                    Bucket=self._bucket,
-                    Key=path,
-                    Body=files[path],
-                    ContentType=content_type(path),
-                    CacheControl=cache_control(path),
-                )
             self._client.put_object(
                 Bucket=self._bucket,
-                Key=MANIFEST,
-                ContentType="application/json",
-                Body=manifest_body(known, changed),
+                Key=path,
+                Body=body,
+                ContentType=content_type(path),
+                CacheControl=cache_control(path),
             )
         except (ClientError, BotoCoreError) as exc:
             raise PersistenceError(f"cannot publish the site: {exc}") from exc
-        return PublishReport(tuple(sorted(changed)), len(files) - len(changed))
 
     def read(self, path: str) -> bytes | None:
         try:

@@ -179,6 +179,9 @@ class SeriesPoint(DomainModel):
 
 
 SIX_HOURS = "6h"  # a resolution read from the hourly points (``six_hourly``), never stored
+# A series point's mean return %, to a hundred-millionth of a point: a mean of a year's
+# cohorts divides to 28 digits, which every stored and carried point would hold for nothing.
+SERIES_RETURN_PLACES = Decimal("1e-8")
 
 
 def six_hourly(hourly: Sequence[SeriesPoint]) -> list[SeriesPoint]:

@@ -76,7 +76,7 @@ class PublishReport:
 
 class SitePublisher(ABC):
     @abstractmethod
-    def published(self) -> dict[str, str]:
+    def published(self) -> Mapping[str, str]:
         """Path → content digest of everything already published."""
 
     @abstractmethod

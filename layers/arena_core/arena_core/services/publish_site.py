@@ -25,7 +25,7 @@ cohort's decisions changed since they were last published. Only changed objects 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
@@ -124,7 +124,7 @@ class PublishSiteService:
         earlier = self._publisher.read(POSITIONS_PATH)
         return carried_positions(json.loads(earlier)) if earlier else []
 
-    def _live(self, cohorts: list[Cohort], published: dict[str, str]) -> list[Cohort]:
+    def _live(self, cohorts: list[Cohort], published: Mapping[str, str]) -> list[Cohort]:
         return [
             c
             for c in cohorts
@@ -133,7 +133,7 @@ class PublishSiteService:
         ]
 
     def _read_changed_details(
-        self, view: CohortView, collector: SiteCollector, published: dict[str, str]
+        self, view: CohortView, collector: SiteCollector, published: Mapping[str, str]
     ) -> None:
         """Read the cohort's decisions in full (prompts, replies) only when they changed since
         they were last published: then every page and table of them is rendered again. When
@@ -360,7 +360,7 @@ class PublishSiteService:
             **renderer.markets_index(ordered),
         }
 
-    def _bundle(self, files: dict[str, bytes], published: dict[str, str]) -> bytes:
+    def _bundle(self, files: dict[str, bytes], published: Mapping[str, str]) -> bytes:
         paths = [
             p
             for p in {*files, *published}

@@ -35,6 +35,7 @@ from arena_core.domain.market import Market
 from arena_core.domain.market_record import HourlyMarks, new_observations
 from arena_core.domain.money import ZERO
 from arena_core.domain.portfolio import (
+    SERIES_RETURN_PLACES,
     BetScore,
     FamilyTotals,
     PortfolioSnapshot,
@@ -109,7 +110,7 @@ def family_points(
         sums[total.family_id] = (pnl + total.pnl, pct + total.return_pct_sum, agents + total.agents)
     points = []
     for family_id, (pnl, pct_sum, agents) in sorted(sums.items()):
-        mean_return = pct_sum / agents
+        mean_return = (pct_sum / agents).quantize(SERIES_RETURN_PLACES)
         for resolution in resolutions:
             points.append(
                 SeriesPoint(
