@@ -24,7 +24,7 @@ from arena_core.ports.publisher import INTERNAL, PublishReport, digest
 from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService, Scope
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
-from arena_core.site.carried import CARRIED, KEPT
+from arena_core.site.carried import CARRIED, KEPT, kept_body, kept_statistics
 from arena_core.site.tables import GLOBAL_TABLES
 from arena_local.cli import main
 from tests.integration.site.test_panel_site import panel_weeks
@@ -155,8 +155,8 @@ def test_kept_statistics_that_cannot_be_read_are_computed_again(tmp_path: Path) 
     _publish(scenario, site, DAILY)
     folder = state_folder(site)
     kept_path = folder / KEPT.removeprefix(INTERNAL)
-    kept = json.loads(gzip.decompress(kept_path.read_bytes()))
-    slots = {slot.split("/")[-1] for slot in kept["statistics"]}
+    kept = kept_statistics(kept_path.read_bytes())
+    slots = {slot.split("/")[-1] for slot in kept}
     assert {"bets", "returns", "completed", "pairwise"} <= slots
     garbage = {
         "bets": '{"board": "[]", "counts": {}}',
@@ -164,9 +164,9 @@ def test_kept_statistics_that_cannot_be_read_are_computed_again(tmp_path: Path) 
         "completed": '{"until": 5}',
         "forecasts.csv": "not digests",
     }
-    for slot, (key, _) in kept["statistics"].items():  # each read back under its own key
-        kept["statistics"][slot] = [key, garbage.get(slot.split("/")[-1], "x y")]
-    body = gzip.compress(json.dumps(kept).encode())
+    for slot, (key, _) in kept.items():  # each read back under its own key
+        kept[slot] = (key, garbage.get(slot.split("/")[-1], "x y"))
+    body = kept_body(7, kept)
     kept_path.write_bytes(body)
     path = folder / CARRIED.removeprefix(INTERNAL)
     state = json.loads(gzip.decompress(path.read_bytes()))

@@ -35,7 +35,7 @@ from __future__ import annotations
 import gzip
 import json
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from operator import attrgetter, lt
 
@@ -154,7 +154,7 @@ class Carried(BaseModel):
         if carried.version != VERSION:
             return cls()
         if kept and carried.kept == digest(kept):
-            carried.statistics = _kept_statistics(kept)
+            carried.statistics = kept_statistics(kept)
             carried._statistics_read = dict(carried.statistics)
         return carried
 
@@ -163,15 +163,7 @@ class Carried(BaseModel):
         files = {}
         if self.statistics != self._statistics_read:
             self.kept_generation += 1
-            body = gzip.compress(
-                json.dumps(
-                    {"generation": self.kept_generation, "statistics": self.statistics},
-                    sort_keys=True,
-                    separators=(",", ":"),
-                ).encode(),
-                compresslevel=6,
-                mtime=0,
-            )
+            body = kept_body(self.kept_generation, self.statistics)
             self.kept = digest(body)
             self._statistics_read = dict(self.statistics)
             files[KEPT] = body
@@ -182,13 +174,35 @@ class Carried(BaseModel):
         return _gzipped_json(self)
 
 
-def _kept_statistics(body: bytes) -> dict[str, tuple[str, str]]:
+def kept_body(generation: int, statistics: Mapping[str, tuple[str, str]]) -> bytes:
+    """``KEPT``'s bytes: a header line (the generation, and each slot's key and the length in
+    bytes of its text), then the texts, in slot order. Read back by cutting the texts out, not
+    by unescaping them from one JSON document: they are JSON themselves (a year's board and
+    completed rows), and every tick reads them."""
+    slots = sorted(statistics)
+    texts = [statistics[slot][1].encode() for slot in slots]
+    lengths = zip(slots, map(len, texts), strict=True)
+    header = {"generation": generation, "slots": [[s, statistics[s][0], n] for s, n in lengths]}
+    body = json.dumps(header, separators=(",", ":")).encode() + b"\n" + b"".join(texts)
+    return gzip.compress(body, compresslevel=6, mtime=0)
+
+
+def kept_statistics(body: bytes) -> dict[str, tuple[str, str]]:
     """The statistics of a ``KEPT`` file, or none when it cannot be read (computed again)."""
     try:
-        found = json.loads(gzip.decompress(body))["statistics"]
-        return {str(k): (str(v[0]), str(v[1])) for k, v in found.items() if len(v) == 2}
-    except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError):
-        return {}
+        head, _, texts = gzip.decompress(body).partition(b"\n")
+        found: dict[str, tuple[str, str]] = {}
+        at = 0
+        for slot, key, length in json.loads(head)["slots"]:
+            if not (isinstance(slot, str) and isinstance(key, str) and type(length) is int):
+                return {}
+            if length < 0 or at + length > len(texts):
+                return {}
+            found[slot] = (key, texts[at : at + length].decode())
+            at += length
+        return found if at == len(texts) else {}
+    except (OSError, EOFError, ValueError, KeyError, TypeError):
+        return {}  # UnicodeDecodeError and JSONDecodeError are ValueErrors
 
 
 class CarriedViews(ViewStore):
