@@ -16,8 +16,11 @@ its ratio measured how full the charts were rather than history; it is printed t
 What a tick reads and formats does not grow with history: every score and final snapshot is
 carried from the last publication (``site/carried.py``), the forecasts' table and statistics and
 the returns' statistics are kept with what they were computed from (``site/boards.py``), the
-completed cohorts' rows of the returns tables are kept as written (``site/completed.py``), and
-tables are written only when they changed (``site/table_memo.py``). Run with `make bench`.
+completed cohorts' rows of the returns tables are kept as written and as parsed
+(``site/completed.py``), the families' costs with the costs table's digest (``site/costs.py``),
+tables are written only when they changed (``site/table_memo.py``), and the manifest of
+published digests is read and written by the part a tick changes (``ports/manifest.py``). Run
+with `make bench`.
 """
 
 from __future__ import annotations

@@ -153,8 +153,10 @@ def test_a_manifest_kept_as_a_plain_mapping_is_written_whole() -> None:
     assert dict(Manifest(publisher.read)) == {**known, **{p: digest(b) for p, b in TICK.items()}}
 
 
-def test_every_key_is_checked_before_the_first_is_written() -> None:
+@pytest.mark.parametrize("key", ["../escape.html", part_key(HOT), INDEX, MANIFEST, LEGACY_MANIFEST])
+def test_every_key_is_checked_before_the_first_is_written(key: str) -> None:
+    """Nor may a file take the place of the manifest's own objects."""
     publisher = MemoryPublisher()
     with pytest.raises(InvalidIdError):
-        publisher.publish({"a.html": b"a", "../escape.html": b"b"})
+        publisher.publish({"a.html": b"a", key: b"b"})
     assert publisher.writes == []

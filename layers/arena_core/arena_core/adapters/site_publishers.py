@@ -66,6 +66,7 @@ class LocalFolderPublisher(ManifestPublisher):
         return target
 
     def check(self, path: str) -> None:
+        super().check(path)
         self._target(path)
 
     def put(self, path: str, body: bytes) -> None:

@@ -20,6 +20,7 @@ import json
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
+from arena_core.errors import InvalidIdError
 from arena_core.ports.publisher import INTERNAL, PublishReport, SitePublisher, digest, site_key
 
 MANIFEST = f"{INTERNAL}manifest.json"  # the single manifest of before (read, then split)
@@ -168,8 +169,11 @@ class ManifestPublisher(SitePublisher):
         """Write one object (no manifest: what ``publish`` does for each changed file)."""
 
     def check(self, path: str) -> None:
-        """Refuse a key before anything is written (``InvalidIdError``)."""
+        """Refuse a key before anything is written (``InvalidIdError``): one that is not a
+        site key, or one of the manifest's own."""
         site_key(path)
+        if path.startswith(PARTS) or path in (MANIFEST, LEGACY_MANIFEST):
+            raise InvalidIdError(f"the key {path[:80]!r} is the manifest's")
 
     def published(self) -> Manifest:
         return Manifest(self.read)

@@ -10,7 +10,7 @@ line and JSON item, the row as the leaderboard's analysis reads it (parsed from 
 by the code that parses the published table), the digests of ``position_returns``, and the
 newest final snapshot's time. A tick formats and parses only the live cohorts' rows and
 assembles the table around the kept ones (``exports.assembled``: the same bytes as formatting
-every row; ``returns_records``: the same records as parsing them).
+every row; ``LiveReturns.records``: the same records as parsing them).
 
 The part is kept under ``completed_key`` (the code, the methodology, its completed cohorts and
 families) until the first position held by a completed cohort reaches its scheduled end: then

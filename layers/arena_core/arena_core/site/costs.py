@@ -181,7 +181,7 @@ def _spend_key(boards: Sequence[LeaderboardData], published: str) -> str:
     digest = hashlib.sha256(f"{code_digest()}\0{published}\0".encode())
     for board in boards:
         cohorts = sorted(c.cohort_id for c in board.cohorts)
-        families = [v.spec.family_id for v in board.families]
+        families = sorted(v.spec.family_id for v in board.families)
         digest.update(repr((board.methodology, cohorts, families)).encode())
     return digest.hexdigest()
 
