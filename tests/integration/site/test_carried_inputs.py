@@ -4,6 +4,7 @@ publication that read everything."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections import Counter
 from dataclasses import replace
@@ -175,6 +176,21 @@ def test_new_scores_and_a_completed_cohort_are_read_again_and_carried(tmp_path: 
     counting.calls.clear()
     service.run(BOARD)  # carried from now on
     assert counting.calls["family_scores"] == 0 and counting.calls["latest completed"] == 0
+
+
+def test_a_carried_series_out_of_bucket_order_is_not_read(tmp_path: Path) -> None:
+    """The carried points are windowed by bisection: a file whose series is not in bucket
+    order (or holds a bucket twice) is read as no state at all, and everything is read."""
+    scenario = _with_a_completed_cohort(tmp_path / "unused")
+    service, _ = _service(scenario, tmp_path / "site")
+    service.run(DAILY)
+    path = state_folder(tmp_path / "site") / CARRIED.removeprefix(INTERNAL)
+    state = json.loads(gzip.decompress(path.read_bytes()))
+    key = next(k for k, points in state["series"].items() if len(points) > 2)
+    assert Carried.load(path.read_bytes()).series[key]  # as written: read
+    for disorder in (state["series"][key][::-1], [*state["series"][key], state["series"][key][-1]]):
+        broken = {**state, "series": {**state["series"], key: disorder}}
+        assert Carried.load(gzip.compress(json.dumps(broken).encode())).series == {}
 
 
 def test_an_unreadable_carried_file_is_read_afresh(tmp_path: Path) -> None:
