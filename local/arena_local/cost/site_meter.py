@@ -11,13 +11,16 @@ every attribute).
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena_core.adapters.dynamodb.limits import item_size
 from arena_core.adapters.dynamodb.schema import GSI1PK, GSI2PK
 from arena_core.ports.manifest import ManifestPublisher
+from arena_core.ports.publisher import PublishReport
 from arena_local.cost.meter import Meter
 
 ITEM_OVERHEAD = 100  # bytes DynamoDB bills per item (and per item in each index)
@@ -30,6 +33,13 @@ class MeteredPublisher(ManifestPublisher):
     def __init__(self, inner: ManifestPublisher, meter: Meter) -> None:
         self._inner = inner
         self._meter = meter
+        self._lock = threading.Lock()
+
+    def publish(
+        self, files: Mapping[str, bytes], known: Mapping[str, str] | None = None
+    ) -> PublishReport:
+        with self._lock:  # one publication at a time, as the folder publisher it wraps
+            return super().publish(files, known)
 
     def check(self, path: str) -> None:
         self._inner.check(path)
