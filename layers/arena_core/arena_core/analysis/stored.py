@@ -64,10 +64,18 @@ def from_plain(kind: Any, data: Any) -> Any:
 
 
 def load_board(text: str) -> Board:
-    board = load_value(Board, text)
-    if not isinstance(board, Board):
+    return _board(load_value(Board, text))
+
+
+def board_from_plain(data: Any) -> Board:
+    """A board from ``plain``'s JSON, parsed (a board nested in other JSON)."""
+    return _board(from_plain(Board, data))
+
+
+def _board(found: Any) -> Board:
+    if not isinstance(found, Board):
         raise DatasetError("a stored board is not a board")
-    return board
+    return found
 
 
 @cache

@@ -292,11 +292,9 @@ class _BetsPart:
         try:
             found = json.loads(text)
             counts = {str(f): BetCounts(int(n), int(w)) for f, (n, w) in found["counts"].items()}
-            board = stored.from_plain(Board, found["board"])
+            board = stored.board_from_plain(found["board"])
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise DatasetError(f"kept statistics cannot be read: {type(exc).__name__}") from exc
-        if not isinstance(board, Board):
-            raise DatasetError("kept statistics cannot be read: not a board")
         return cls(board, counts)
 
 
