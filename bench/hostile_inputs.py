@@ -35,6 +35,7 @@ from typing import Any
 
 from arena_core.adapters.polymarket.parse import parse_market
 from arena_core.adapters.site_publishers import LocalFolderPublisher
+from arena_core.dataset.exports import to_csv
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.commitment_log import decision_key
 from arena_core.domain.decisions import DecisionRecord, DecisionStatus
@@ -48,7 +49,6 @@ from arena_core.services.decide import DecideRequest, DecideService, DecideSetti
 from arena_core.services.lineup import LineupService
 from arena_core.services.panel import PanelSettings
 from arena_core.services.weekly_run import PrepareRunService, RunRequest
-from arena_core.site.exports import to_csv
 from arena_local.book import Book
 from arena_local.cli import main
 from arena_local.memory import InMemoryBlobStore, InMemoryCommitmentStore, memory_stores

@@ -4,7 +4,7 @@ A dataset is a ``dataset.zip``, a site's ``data/`` folder (or the site folder ho
 site's URL. Its input tables (``families``, ``forecasts``, ``family_returns``,
 ``position_returns`` and, under v1+panel, ``panel_scores`` and ``coherence``) and its
 ``analysis.json`` (the rules and the methodology versions) go through the very code the site
-uses (``arena_core.site.boards``), so the leaderboard, panel leaderboard and pairwise files
+uses (``arena_core.dataset.boards``), so the leaderboard, panel leaderboard and pairwise files
 written with ``--json`` are byte for byte the site's. ``--families``, ``--since`` and ``--until``
 re-analyse a subset (the peer scores stay those published: among all the cohort's models).
 Anything unreadable is a ``DatasetError``: one line, exit status 2.
@@ -26,9 +26,9 @@ import httpx
 
 from arena_core.analysis.board import MARKET
 from arena_core.analysis.dataset import parse_table, text
+from arena_core.dataset import boards, exports, tables
+from arena_core.dataset.boards import BoardResult
 from arena_core.errors import ConfigurationError, DatasetError
-from arena_core.site import boards, exports, tables
-from arena_core.site.boards import BoardResult
 
 # All the files of one dataset together, at most: a year of data is tens of megabytes, and a
 # table takes about ten times its size in memory once parsed.

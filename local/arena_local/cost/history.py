@@ -20,14 +20,14 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 
+from arena_core.dataset.cohort_tables import cohort_tables
+from arena_core.dataset.universes import universe_path
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.lineup import AgentSpec
 from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, SeriesPoint, family_totals
 from arena_core.ports.publisher import SitePublisher
 from arena_core.ports.stores import Stores
 from arena_core.services.publish_site import COMPLETION_MARK
-from arena_core.site.cohort_tables import cohort_tables
-from arena_core.site.universes import universe_path
 
 WEEK = timedelta(weeks=1)
 LIFE = timedelta(weeks=5)  # a cohort's decisions span the decision horizon

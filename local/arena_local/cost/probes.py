@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 from aws_lambda_powertools import Metrics
 
-from arena_core.site import collect
+from arena_core.publication import collect
 
 if TYPE_CHECKING:
     from arena_local.cost.meter import Meter

@@ -16,18 +16,18 @@ from typing import Any, cast
 import pytest
 
 from arena_core.adapters.site_publishers import LocalFolderPublisher, state_folder
+from arena_core.dataset import rows as inputs
+from arena_core.dataset.tables import GLOBAL_TABLES
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.market import MarketStatus, ResolutionKind
 from arena_core.ports.publisher import INTERNAL
 from arena_core.ports.stores import ViewStore
+from arena_core.publication.carried import CARRIED, HISTORY, KEPT, Carried, History
+from arena_core.publication.collect import SiteCollector
+from arena_core.publication.costs import FamilyCosts
 from arena_core.services.publish_site import BOARD, COSTS_PATH, DAILY, PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
-from arena_core.site import inputs
-from arena_core.site.carried import CARRIED, HISTORY, KEPT, Carried, History
-from arena_core.site.collect import SiteCollector
-from arena_core.site.costs import FamilyCosts
-from arena_core.site.tables import GLOBAL_TABLES
 from tests.support.builders import WEEK0, resolved
 from tests.support.scenario import Scenario, build, run_week, universe
 

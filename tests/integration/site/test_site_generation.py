@@ -22,12 +22,17 @@ from arena_core.adapters.site_publishers import (
     S3SitePublisher,
     state_folder,
 )
+from arena_core.dataset.cohort_tables import PANEL_COHORT_TABLES
+from arena_core.dataset.exports import TABLES
+from arena_core.dataset.package import SITE_TABLES
+from arena_core.dataset.tables import GLOBAL_TABLES
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.releases import LineupRelease
 from arena_core.domain.rules import MAX_BET_FRACTION, STARTING_BALANCE
 from arena_core.ports.manifest import HOT, part_key
 from arena_core.ports.publisher import INTERNAL, PublishReport, SitePublisher, digest
 from arena_core.ports.stores import ViewStore
+from arena_core.publication.carried import CARRIED
 from arena_core.services.publish_site import (
     BOARD,
     DAILY,
@@ -38,11 +43,6 @@ from arena_core.services.publish_site import (
     Scope,
 )
 from arena_core.services.resolution import ResolutionService
-from arena_core.site.carried import CARRIED
-from arena_core.site.cohort_tables import PANEL_COHORT_TABLES
-from arena_core.site.dataset import SITE_TABLES
-from arena_core.site.exports import TABLES
-from arena_core.site.tables import GLOBAL_TABLES
 from tests.support.aws import embedded_aws
 from tests.support.builders import WEEK0
 from tests.support.html_tables import table as html_table

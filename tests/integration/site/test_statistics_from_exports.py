@@ -18,8 +18,8 @@ import pytest
 
 from arena_core.analysis.families import FamilyResult
 from arena_core.analysis.figures import Figure, Rules
+from arena_core.dataset.boards import BoardResult
 from arena_core.scoring.calibration import murphy_decomposition
-from arena_core.site.boards import BoardResult
 from arena_local.analyze import FolderSource, analyse
 from arena_local.cli import main
 from tests.support.html_tables import table, tables

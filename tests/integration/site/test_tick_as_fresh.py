@@ -16,16 +16,16 @@ import pytest
 
 from arena_core.adapters.site_publishers import LocalFolderPublisher, state_folder
 from arena_core.analysis.figures import Rules
+from arena_core.dataset.tables import GLOBAL_TABLES
 from arena_core.domain.cohort import CohortStatus
 from arena_core.domain.market import MarketStatus, ResolutionKind
 from arena_core.errors import PersistenceError
 from arena_core.ports.manifest import PARTS
 from arena_core.ports.publisher import INTERNAL, PublishReport, digest
+from arena_core.publication.carried import CARRIED, KEPT, kept_body, kept_statistics
 from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService, Scope
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
-from arena_core.site.carried import CARRIED, KEPT, kept_body, kept_statistics
-from arena_core.site.tables import GLOBAL_TABLES
 from arena_local.cli import main
 from tests.integration.site.test_panel_site import panel_weeks
 from tests.support.builders import resolved

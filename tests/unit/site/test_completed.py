@@ -12,9 +12,9 @@ from decimal import Decimal
 import pytest
 
 from arena_core.analysis import dataset
+from arena_core.dataset import exports
 from arena_core.ports.publisher import digest
-from arena_core.site import exports
-from arena_core.site.completed import (
+from arena_core.publication.completed import (
     CompletedPart,
     LiveReturns,
     completed_key,

@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from arena_core.analysis.figures import Rules
+from arena_core.dataset.boards import build
+from arena_core.dataset.exports import FORMULA_TRIGGERS, cell, to_csv, to_json
 from arena_core.domain.lineup import AgentKind
 from arena_core.domain.portfolio import PortfolioSnapshot, Position, TradeKind
-from arena_core.site.boards import build
-from arena_core.site.collect import LeaderboardData
-from arena_core.site.exports import FORMULA_TRIGGERS, cell, to_csv, to_json
 from arena_core.site.live import live_values
 from arena_core.site.render import LIVE_AGENT_FIGURES, LIVE_POSITION_FIGURES, SiteRenderer
+from arena_core.site.views import LeaderboardData
 
 TRIGGERS = ("=", "+", "-", "@", "\t", "\r")  # the leading characters this module tests
 PAGE_TRIGGERS = ("=", "+", "-", "@", "＝", "＋", "－", "＠")  # what the data page lists

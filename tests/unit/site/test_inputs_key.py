@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
+from arena_core.dataset.rows import forecasts_key, next_maturity
 from arena_core.domain.portfolio import BetScore
-from arena_core.site.inputs import forecasts_key, next_maturity
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 

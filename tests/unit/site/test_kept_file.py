@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from arena_core.site.carried import kept_body, kept_statistics
+from arena_core.publication.carried import kept_body, kept_statistics
 
 STATISTICS = {
     "v1/bets": ("k1", '{"board": {"a": [1.5, "x\\ny"]}, "counts": {}}'),

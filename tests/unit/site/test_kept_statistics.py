@@ -13,9 +13,9 @@ from arena_core.analysis import board as board_module
 from arena_core.analysis import stored
 from arena_core.analysis.board import analyze_forecasts
 from arena_core.analysis.figures import BRIER, PEER
+from arena_core.dataset import boards, exports
+from arena_core.dataset.boards import build
 from arena_core.errors import DatasetError
-from arena_core.site import boards, exports
-from arena_core.site.boards import build
 from tests.unit.analysis.test_board import forecast
 from tests.unit.site.test_boards import RULES, bet, family, returns, skilled_bets, tables
 

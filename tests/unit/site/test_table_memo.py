@@ -8,9 +8,10 @@ from decimal import Decimal
 
 import pytest
 
+from arena_core.dataset import exports
+from arena_core.dataset.table import Csvs, Table, joined, joined_csv, joined_json
 from arena_core.ports.publisher import digest
-from arena_core.site import exports
-from arena_core.site.table_memo import Csvs, Table, TableMemo, joined, joined_csv, joined_json
+from arena_core.publication.table_memo import TableMemo
 
 ROWS: list[dict[str, object]] = [
     {"methodology": "v1", "family_id": f"f{i}", "display_name": f"Family {i}", "kind": "llm"}

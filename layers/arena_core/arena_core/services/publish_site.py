@@ -33,36 +33,34 @@ from functools import cache
 from pydantic import BaseModel, ConfigDict
 
 from arena_core.analysis.figures import Rules
+from arena_core.dataset import exports
+from arena_core.dataset.cohort_tables import cohort_tables
+from arena_core.dataset.costs import cost_rows, merged
+from arena_core.dataset.package import BUNDLE, PACKAGE, SITE_TABLES, bundle, datapackage
+from arena_core.dataset.records import CohortView, DecisionView
+from arena_core.dataset.rows import Row, carried_positions
+from arena_core.dataset.tables import GLOBAL_TABLES
+from arena_core.dataset.universes import new_universes, run_weeks, universe_path
 from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.domain.portfolio import PortfolioSnapshot
 from arena_core.domain.releases import LineupRelease
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
 from arena_core.ports.publisher import INTERNAL, PublishReport, SitePublisher, digest
-from arena_core.site import exports
+from arena_core.publication.carried import CARRIED, HISTORY, KEPT, Carried, CarriedViews, FeedEntry
+from arena_core.publication.collect import SiteCollector, SiteStores
+from arena_core.publication.costs import FamilyCosts
+from arena_core.publication.details import decisions_marker
+from arena_core.publication.table_memo import TableMemo
 from arena_core.site.build import SiteBuild
-from arena_core.site.carried import CARRIED, HISTORY, KEPT, Carried, CarriedViews, FeedEntry
 from arena_core.site.charts import RangeChart
-from arena_core.site.cohort_tables import cohort_tables
-from arena_core.site.collect import (
-    CohortView,
-    DecisionView,
-    LeaderboardData,
-    SiteCollector,
-    SiteStores,
-)
-from arena_core.site.costs import FamilyCosts, cost_rows, family_costs, merged
-from arena_core.site.dataset import BUNDLE, PACKAGE, SITE_TABLES, bundle, datapackage
-from arena_core.site.decision_details import decisions_marker
+from arena_core.site.costs import family_costs
 from arena_core.site.feed import FeedItem, latest_decisions
-from arena_core.site.inputs import Row, carried_positions
 from arena_core.site.live import live_file, live_path, live_values
 from arena_core.site.markets import market_row, market_views
 from arena_core.site.render import SiteRenderer, recent_decisions
 from arena_core.site.results import results_marker
-from arena_core.site.table_memo import TableMemo
-from arena_core.site.tables import GLOBAL_TABLES
-from arena_core.site.universes import new_universes, run_weeks, universe_path
+from arena_core.site.views import LeaderboardData
 
 # The publication's own marks, kept out of what readers are served (``INTERNAL``).
 COMPLETION_MARK = INTERNAL + "cohorts/{cohort_id}/completed"

@@ -14,8 +14,8 @@ from arena_core.analysis.families import FamilyResult
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.lineup import AgentSpec
 from arena_core.domain.releases import LineupRelease
-from arena_core.site.collect import LeaderboardData
 from arena_core.site.reliability import ReliabilityDiagram, reliability_diagram
+from arena_core.site.views import LeaderboardData
 
 MARKETS_LISTED = 500  # the markets page lists the newest; markets.csv holds every one
 

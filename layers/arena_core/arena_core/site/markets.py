@@ -18,6 +18,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, Protocol
 
+from arena_core.dataset.records import CohortView, DecisionView
 from arena_core.domain.accounting import SPLIT_PAYOUT
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.market import Market, ResolutionKind
@@ -27,7 +28,6 @@ from arena_core.domain.panel import PanelForecast
 from arena_core.domain.portfolio import Position, PositionStatus, Trade, series_bucket
 from arena_core.ports.stores import WithLedger, WithMarkets
 from arena_core.site.charts import Fetch, Point, RangeChart, range_charts
-from arena_core.site.collect import CohortView, DecisionView
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,11 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
@@ -24,34 +24,55 @@ from arena_core.analysis import validity
 from arena_core.analysis.families import Breakdown, Calibration
 from arena_core.code import code_digest
 from arena_core.constants import META_CONTENT_SECURITY_POLICY
+from arena_core.dataset import boards as boards_module
+from arena_core.dataset import exports, fields, tables
+from arena_core.dataset.cohort_tables import cohort_rows, cohort_tables
+from arena_core.dataset.costs import CostSummary, per_forecast, summary, weekly
+from arena_core.dataset.records import CohortView, DecisionView
+from arena_core.dataset.schema_panel import PANEL_TABLES
+from arena_core.dataset.table import Table, joined
+from arena_core.dataset.universes import run_weeks
 from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.domain.commitment_log import LOG_KEY, decision_key
 from arena_core.domain.panel import P_MAX, P_MIN, PANEL_HORIZON, PANEL_SIZE, PRICE_BAND
 from arena_core.domain.releases import LineupRelease
 from arena_core.domain.text import inert_text
 from arena_core.protocol.prompt import Prompt
-from arena_core.site import boards as boards_module
-from arena_core.site import exports, fields, indexes, pairwise, tables
+from arena_core.site import indexes, pairwise
 from arena_core.site.build import SiteBuild
 from arena_core.site.charts import DrawnSeries, RangeChart
-from arena_core.site.cohort_tables import cohort_rows, cohort_tables
-from arena_core.site.collect import (
-    CohortView,
-    DecisionView,
-    FamilyView,
-    LeaderboardData,
-)
-from arena_core.site.costs import CostSummary, Spend, family_costs, per_forecast, summary, weekly
+from arena_core.site.costs import Spend, family_costs
 from arena_core.site.feed import FeedItem
 from arena_core.site.markets import MarketView, price_charts
 from arena_core.site.reliability import reliability_diagram
 from arena_core.site.results import forecast_results, trade_results
-from arena_core.site.schema_panel import PANEL_TABLES
 from arena_core.site.series import cohort_charts
-from arena_core.site.table_memo import Table, TableMemo, joined
-from arena_core.site.universes import run_weeks
+from arena_core.site.views import FamilyView, LeaderboardData
 
 HERE = Path(__file__).parent
+
+
+class TableFiles(Protocol):
+    """Which site-wide tables' files a publication writes (all of them, or only the changed)."""
+
+    def keyed(
+        self, name: str, rows: Callable[[], Sequence[exports.Row]], key: str | None
+    ) -> Table: ...
+
+    def files(self, prefix: str, table: Table) -> dict[str, bytes]: ...
+
+
+class EveryTable:
+    """Every table written, each computed from its rows."""
+
+    def keyed(self, name: str, rows: Callable[[], Sequence[exports.Row]], key: str | None) -> Table:
+        del key  # nothing is kept: every table is computed
+        return Table(name, rows)
+
+    def files(self, prefix: str, table: Table) -> dict[str, bytes]:
+        return {f"{prefix}/{table.name}.csv": table.csv, f"{prefix}/{table.name}.json": table.json}
+
+
 RECENT_DECISIONS = 5
 EMPTY_CALIBRATION = Calibration((), (), None, None)
 RECENT_COHORTS = 12  # rows of a model page's cohort table: page weight stays flat with history
@@ -192,11 +213,11 @@ class SiteRenderer:
         horizon: int = 5,
         build: SiteBuild | None = None,
         operator: str = "",
-        tables: TableMemo | None = None,
+        tables: TableFiles | None = None,
     ) -> None:
         """``tables``: which site-wide tables are published as they would be written now (left
         out of the files); without one, every table is written."""
-        self._tables = tables or TableMemo({})
+        self._tables = tables or EveryTable()
         self._env = environment()
         self._now = now
         self._operator = operator
@@ -478,12 +499,12 @@ def values_as_of(boards: Sequence[LeaderboardData]) -> datetime | None:
     return max((b.as_of for b in boards if b.as_of is not None), default=None)
 
 
-def global_tables(boards: Sequence[LeaderboardData], memo: TableMemo | None = None) -> list[Table]:
+def global_tables(boards: Sequence[LeaderboardData], memo: TableFiles | None = None) -> list[Table]:
     """Every site-wide table: the input tables as published, then what is computed from them,
     each holding the rows of every leaderboard (the current methodology first). The computed
     tables that show only what the kept statistics decide are keyed on them (``memo``): a
     publication that computed no statistic neither formats nor serializes them."""
-    memo = memo or TableMemo({})
+    memo = memo or EveryTable()
     found = {
         name: joined(name, [b.inputs.get(name) or Table.of(name, []) for b in boards])
         for name in tables.INPUT_TABLES

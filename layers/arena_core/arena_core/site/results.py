@@ -11,8 +11,8 @@ import hashlib
 from dataclasses import dataclass
 from decimal import Decimal
 
+from arena_core.dataset.records import AgentView, CohortView
 from arena_core.domain.portfolio import PositionStatus, TradeKind
-from arena_core.site.collect import AgentView, CohortView
 
 
 @dataclass(frozen=True)

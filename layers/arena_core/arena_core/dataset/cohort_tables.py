@@ -8,13 +8,13 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from arena_core.dataset.details import DecisionDetails
+from arena_core.dataset.records import AgentView, CohortView
 from arena_core.domain.answer import BetInstruction
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.decision_status import DecisionStatus
 from arena_core.domain.decisions import DecisionRecord
 from arena_core.domain.panel import Methodology
-from arena_core.site.collect import AgentView, CohortView
-from arena_core.site.decision_details import DecisionDetails
 
 COHORT_TABLES = (
     "agents",

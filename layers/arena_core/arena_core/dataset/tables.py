@@ -18,8 +18,8 @@ from typing import Any
 from arena_core.analysis.families import Breakdown
 from arena_core.analysis.figures import Figure
 from arena_core.analysis.pairs import PairResult, Verdict
+from arena_core.dataset.boards import BoardResult, Row
 from arena_core.scoring.reliability import ReliabilityBin
-from arena_core.site.boards import BoardResult, Row
 
 PLACES = 6  # far finer than any page shows, coarse enough to read
 INPUT_TABLES = (

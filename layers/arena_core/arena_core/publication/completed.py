@@ -31,9 +31,10 @@ from arena_core.analysis import dataset
 from arena_core.analysis.dataset import CohortRecord
 from arena_core.analysis.rows import CohortReturn
 from arena_core.code import code_digest
+from arena_core.dataset import exports
+from arena_core.dataset.table import Digests
 from arena_core.domain.portfolio import PortfolioSnapshot
-from arena_core.site import exports
-from arena_core.site.table_memo import Digests, kept_digests
+from arena_core.publication.table_memo import kept_digests
 
 RETURNS = "family_returns"
 

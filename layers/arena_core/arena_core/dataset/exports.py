@@ -26,9 +26,9 @@ from decimal import ROUND_HALF_EVEN, Decimal, getcontext, localcontext
 from enum import Enum
 from typing import Any
 
+from arena_core.dataset.fields import field
+from arena_core.dataset.schema import TABLES
 from arena_core.domain.text import clean_text
-from arena_core.site.fields import field
-from arena_core.site.schema import TABLES
 
 __all__ = ["TABLES", "cell", "table_files"]
 

@@ -13,29 +13,31 @@ and left alone).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from decimal import Decimal
-from functools import cache, cached_property, partial
+from functools import cache, partial
 from typing import Protocol
 
 from arena_core.analysis.figures import Rules
+from arena_core.dataset import rows as inputs
+from arena_core.dataset.boards import Kept, build
+from arena_core.dataset.details import DecisionDetails
+from arena_core.dataset.records import AgentView, CohortView, DecisionView, PositionView
+from arena_core.dataset.table import Csvs, Digests, Table
 from arena_core.domain import accounting
 from arena_core.domain.coherence import DecisionCoherence
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus
 from arena_core.domain.decisions import DecisionOutcome, DecisionRecord
 from arena_core.domain.holdings import AgentRecords
-from arena_core.domain.lineup import AgentKind, AgentSpec
+from arena_core.domain.lineup import AgentSpec
 from arena_core.domain.market import Market
-from arena_core.domain.panel import Methodology, PanelQuestion, PanelScore
+from arena_core.domain.panel import Methodology, PanelScore
 from arena_core.domain.portfolio import (
     SIX_HOURS,
     BetScore,
     PortfolioSnapshot,
     Position,
     SeriesPoint,
-    Settlement,
-    Trade,
     six_hourly,
     snapshot_hour,
 )
@@ -51,18 +53,17 @@ from arena_core.ports.stores import (
     WithViews,
 )
 from arena_core.ports.view_store import ViewStore
-from arena_core.site import inputs
-from arena_core.site.boards import BoardResult, Kept, Row, build
-from arena_core.site.carried import CarriedViews
-from arena_core.site.charts import RangeChart
-from arena_core.site.completed import (
+from arena_core.publication.carried import CarriedViews
+from arena_core.publication.completed import (
     CompletedPart,
     LiveReturns,
     completed_key,
     computed,
     newest,
 )
-from arena_core.site.decision_details import DecisionDetails, read_details
+from arena_core.publication.details import read_details
+from arena_core.publication.table_memo import kept_digests
+from arena_core.site.charts import RangeChart
 from arena_core.site.series import (
     LazySeries,
     agent_charts,
@@ -70,135 +71,7 @@ from arena_core.site.series import (
     pnl_charts,
     return_charts,
 )
-from arena_core.site.table_memo import Csvs, Digests, Table, kept_digests
-
-
-@dataclass(frozen=True)
-class PositionView:
-    position: Position
-    question: str
-    mark_price: Decimal | None
-    marked_value: Decimal | None
-
-
-@dataclass(frozen=True)
-class DecisionView:
-    """A decision as the site shows it: ``reasoning`` is the whole text (read from the audit
-    bucket when the record keeps an excerpt)."""
-
-    record: DecisionRecord
-    outcome: DecisionOutcome | None
-    reasoning: str = ""
-
-
-@dataclass
-class AgentView:
-    agent: Agent
-    latest: PortfolioSnapshot | None
-    positions: list[PositionView] = field(default_factory=list)
-    trades: list[Trade] = field(default_factory=list)
-    settlements: list[Settlement] = field(default_factory=list)
-    scores: list[BetScore] = field(default_factory=list)
-    decisions: list[DecisionView] = field(default_factory=list)
-    hourly: list[PortfolioSnapshot] = field(default_factory=list)  # one per hour, oldest first
-    charts: list[RangeChart] = field(default_factory=list)
-
-
-@dataclass
-class CohortView:
-    cohort: Cohort
-    agents: list[AgentView]
-    questions: list[PanelQuestion] = field(default_factory=list)  # v1+panel: the panel asked
-    # Every decision in full (prompts, raw replies): read only when the cohort's decisions
-    # changed since the last publication; None leaves its decision pages as published.
-    details: list[DecisionDetails] | None = None
-    # Only these decisions' pages are rendered (their results moved), not the tables of them.
-    details_partial: bool = False
-    markets: Mapping[str, Market] = field(default_factory=dict)  # held, traded or asked about
-    peer: Mapping[str, float] = field(default_factory=dict)  # v1+panel: mean peer by agent
-    panel_scores: list[PanelScore] = field(default_factory=list)  # v1+panel: scored so far
-
-    def question(self, market_id: str) -> str:
-        market = self.markets.get(market_id)
-        return market.question if market else market_id
-
-    def records(self) -> list[DecisionRecord]:
-        return [d.record for a in self.agents for d in a.decisions]
-
-    @property
-    def measure(self) -> str:
-        return "peer score" if self.questions else "Brier"
-
-    def ranked_agents(self) -> list[AgentView]:
-        """The models first, ordered by the ranked measure (v1: Brier of its scored bets, lower
-        first; v1+panel: mean peer score, higher first; those without one after), then the
-        baselines."""
-
-        def key(view: AgentView) -> tuple[bool, bool, float, str]:
-            if self.questions:
-                peer = self.peer.get(view.agent.agent_id)
-                value = -peer if peer is not None else None
-            else:
-                brier = view.latest.brier if view.latest else None
-                value = float(brier) if brier is not None else None
-            baseline = view.agent.kind is AgentKind.BASELINE
-            return (baseline, value is None, value or 0.0, view.agent.display_name)
-
-        return sorted(self.agents, key=key)
-
-    def open_positions(self) -> list[Position]:
-        return [p.position for a in self.agents for p in a.positions if p.position.is_open]
-
-    def last_end(self) -> datetime | None:
-        """The latest scheduled end among the markets of its open positions."""
-        ends = [
-            market.end_date
-            for p in self.open_positions()
-            if (market := self.markets.get(p.market_id)) is not None and market.end_date
-        ]
-        return max(ends, default=None)
-
-
-@dataclass
-class FamilyView:
-    spec: AgentSpec
-    latest_of: Callable[[], list[PortfolioSnapshot]]  # its latest in every cohort, by cohort
-    series: LazySeries  # its points at every resolution, read as charts need them
-    draw_charts: Callable[[], list[RangeChart]]  # its model page's (the leaderboard has none)
-    recent: list[DecisionView] = field(default_factory=list)
-    # The lineup releases where the family changed model or name (or was retired: None).
-    releases: list[tuple[LineupRelease, AgentSpec | None]] = field(default_factory=list)
-
-    @cached_property
-    def charts(self) -> list[RangeChart]:
-        return self.draw_charts()
-
-    @cached_property
-    def latest(self) -> list[PortfolioSnapshot]:
-        """Read where it is shown (the model pages): the leaderboard needs only the live
-        cohorts' and the completed part it keeps (``site/completed.py``)."""
-        return self.latest_of()
-
-
-@dataclass
-class LeaderboardData:
-    """One methodology version's leaderboard: its cohorts, its families (charts, decisions,
-    releases), the rows of its input tables, and the statistics computed from their published
-    CSV (``site.boards``)."""
-
-    methodology: str
-    cohorts: list[Cohort]
-    families: list[FamilyView]
-    inputs: dict[str, Table]  # the input tables, by name, as published
-    result: BoardResult
-    rules: Rules
-    as_of: datetime | None = None  # its newest snapshot: the time its values are from
-
-    def family(self, family_id: str) -> FamilyView | None:
-        return next((f for f in self.families if f.spec.family_id == family_id), None)
-
-    def row(self, family_id: str) -> Row | None:
-        return self.result.row(family_id)
+from arena_core.site.views import FamilyView, LeaderboardData
 
 
 def families(cohorts: Sequence[Cohort]) -> list[AgentSpec]:

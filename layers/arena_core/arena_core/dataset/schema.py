@@ -4,10 +4,10 @@ the schema page documents them, from this one definition (the forecast panel's t
 
 from __future__ import annotations
 
-from arena_core.site.schema_commitments import COMMITMENT_COLUMNS
-from arena_core.site.schema_decisions import DECISION_COST, DECISION_TABLES
-from arena_core.site.schema_markets import MARKET_TABLES
-from arena_core.site.schema_panel import METHODOLOGY, PANEL_TABLES
+from arena_core.dataset.schema_commitments import COMMITMENT_COLUMNS
+from arena_core.dataset.schema_decisions import DECISION_COST, DECISION_TABLES
+from arena_core.dataset.schema_markets import MARKET_TABLES
+from arena_core.dataset.schema_panel import METHODOLOGY, PANEL_TABLES
 
 TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "leaderboard": (

@@ -1,23 +1,14 @@
 """A decision in full, as its page and the dataset's prompts and replies tables show it: the
 system and user prompt, every raw reply with who answered, its tokens, cost and latency, and
-the whole reasoning, read from the audit bucket.
-
-These reads are the expensive part of a publication (a few objects per decision), and a
-decision's record never changes once it is final, so a cohort's details are read and rendered
-only when its decisions changed since the last publication (``decisions_marker``).
-"""
+the whole reasoning (read from the audit bucket by ``publication.details``)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from arena_core.domain.decisions import DecisionOutcome, DecisionRecord, ResponseAudit
-from arena_core.errors import ArenaError
-from arena_core.ports.blob_store import BlobStore
-from arena_core.protocol.prompt import split_transcript
 
 UNAVAILABLE = "(unavailable)"
 
@@ -73,36 +64,3 @@ def reply_text(body: str) -> str:
     if isinstance(content, str) and content.strip():
         return content
     return reasoning if isinstance(reasoning, str) and reasoning else body
-
-
-def _text(blobs: BlobStore | None, ref: str | None) -> str | None:
-    if blobs is None or ref is None:
-        return None
-    try:
-        return blobs.get(ref).decode("utf-8", "replace")
-    except ArenaError:
-        return None
-
-
-def read_details(record: DecisionRecord, blobs: BlobStore | None) -> DecisionDetails:
-    outcome = record.outcome
-    audits = outcome.responses if outcome else ()
-    prompt = _text(blobs, outcome.prompt_ref if outcome else None)
-    system, user = split_transcript(prompt) if prompt is not None else (UNAVAILABLE, UNAVAILABLE)
-    replies = []
-    for audit in audits:
-        body = _text(blobs, audit.response_ref)
-        replies.append(
-            ReplyView(audit, body or UNAVAILABLE, reply_text(body) if body else UNAVAILABLE)
-        )
-    reasoning = outcome.reasoning if outcome else ""
-    if outcome is not None and outcome.reasoning_ref is not None:
-        reasoning = _text(blobs, outcome.reasoning_ref) or reasoning
-    return DecisionDetails(record, system, user, tuple(replies), reasoning)
-
-
-def decisions_marker(records: Sequence[DecisionRecord]) -> bytes:
-    """What a cohort's decision pages and prompt and reply tables depend on: each decision's
-    id, status and last change. Equal markers: nothing to read or render again."""
-    lines = sorted(f"{r.decision_id} {r.status.value} {r.updated_at.isoformat()}" for r in records)
-    return ("\n".join(lines) + "\n").encode()

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
+from arena_core.dataset.exports import TABLES, cell, columns
+from arena_core.dataset.fields import FOREIGN_KEYS, GLOBAL_REFERENCES, KEYS, field
 from arena_core.domain.cohort import Cohort
-from arena_core.site.exports import TABLES, cell, columns
-from arena_core.site.fields import FOREIGN_KEYS, GLOBAL_REFERENCES, KEYS, field
 
 PACKAGE = "data/datapackage.json"
 BUNDLE = "data/dataset.zip"
