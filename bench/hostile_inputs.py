@@ -44,6 +44,7 @@ from arena_core.domain.market import ResolutionKind
 from arena_core.domain.panel import Methodology
 from arena_core.errors import ArenaError
 from arena_core.ports.clock import FixedClock
+from arena_core.ports.publisher import lazy_files
 from arena_core.services.commitments import seal_run
 from arena_core.services.decide import DecideRequest, DecideService, DecideSettings
 from arena_core.services.lineup import LineupService
@@ -246,7 +247,11 @@ def publish_key(key: str) -> Verdict:
     try:
         (root / "site").mkdir()
         with contextlib.suppress(ArenaError):
-            LocalFolderPublisher(root / "site").publish({key: b"x"})
+            session = LocalFolderPublisher(root / "site").open(
+                "bench", RUN_AT, timedelta(minutes=6)
+            )
+            session.publish(lazy_files({key: b"x"}))
+            session.commit(b"")
         outside = [p for p in root.rglob("*") if p.is_file() and "site" not in p.parts]
         return f"wrote {outside[0]}" if outside else None
     finally:

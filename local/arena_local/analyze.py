@@ -26,7 +26,7 @@ import httpx
 
 from arena_core.analysis.board import MARKET
 from arena_core.analysis.dataset import parse_table, text
-from arena_core.dataset import boards, exports, tables
+from arena_core.dataset import board_inputs, boards, exports, tables
 from arena_core.dataset.boards import BoardResult
 from arena_core.errors import ConfigurationError, DatasetError
 
@@ -198,10 +198,10 @@ def _subset(name: str, data: bytes, subset: Subset) -> tuple[bytes, set[str]]:
 
 def analyse(source: Source, subset: Subset = Subset()) -> list[BoardResult]:
     """Every leaderboard of the dataset (the current methodology first)."""
-    settings = source.get(boards.SETTINGS)
+    settings = source.get(board_inputs.SETTINGS)
     if settings is None:
-        raise DatasetError(f"{source.location} has no {boards.SETTINGS}: is it a dataset?")
-    rules, versions = boards.read_settings(settings)
+        raise DatasetError(f"{source.location} has no {board_inputs.SETTINGS}: is it a dataset?")
+    rules, versions = board_inputs.read_settings(settings)
     found: dict[str, bytes] = {}
     named = {MARKET}  # every family the dataset has rows of, and the market
     for name in INPUTS:

@@ -102,6 +102,10 @@ def test_snapshot_and_resolve_handlers_mark_settle_and_publish(
     assert s3.get_object(Bucket="site", Key="data/leaderboard.json")["ETag"] == published
     clock.set(SUNDAY + timedelta(hours=1, minutes=10))
     tick = snapshot_handler.handler({"source": "schedule"}, CONTEXT)
+    # No tick ran at 01:00: this one makes up the hour's publication, and says so
+    assert tick["site_scope"] == "full" and tick["site_why"].startswith("missed: last")
+    clock.set(SUNDAY + timedelta(hours=1, minutes=20))
+    tick = snapshot_handler.handler({"source": "schedule"}, CONTEXT)
     assert tick["site_scope"] == "board"
     leaderboard = json.loads(
         s3.get_object(Bucket="site", Key="data/leaderboard.json")["Body"].read()

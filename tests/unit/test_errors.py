@@ -48,6 +48,7 @@ RETRYABLE = {
     "ClaimHeldError": True,  # a crashed attempt's lease: wait for it to expire
     "AttemptsExhaustedError": False,  # deliberately raised for the Catch
     "ClaimLostError": False,
+    "PublicationBusyError": True,  # another publication held the site: Finalize tries again
     "UpstreamError": False,
     "MarketPayloadError": False,
     "RetryableUpstreamError": True,

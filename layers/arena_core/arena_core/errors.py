@@ -20,7 +20,7 @@ into these with ``raise ... from exc``; callers branch on the class, never on th
     │   ├── CorruptRecordError         a stored item the code cannot decode
     │   └── ConflictError              a conditional write lost a race: VersionConflictError,
     │                                  ClaimConflictError (already succeeded, held, attempts
-    │                                  exhausted, claim lost)
+    │                                  exhausted, claim lost), PublicationBusyError
     ├── UpstreamError                  Polymarket or the LLM provider failed
     │   ├── MarketPayloadError         a market payload lacks or garbles a field
     │   ├── RetryableUpstreamError     transient: timeouts, 429, 5xx (worth retrying later)
@@ -190,6 +190,11 @@ class AttemptsExhaustedError(ClaimConflictError):
     """Retryable failures reached the attempt limit, or the decision failed for good."""
 
 
+class PublicationBusyError(ConflictError):
+    """Another publication holds the site's lease (or took it over from this one, once it
+    expired): this one writes nothing more; the next publication publishes what changed."""
+
+
 class ClaimLostError(ClaimConflictError):
     """This run no longer owns the claim (its lease was taken over): its writes are refused."""
 
@@ -265,6 +270,7 @@ RETRYABLE: frozenset[type[ArenaError]] = frozenset(
         RetryableUpstreamError,
         DecideAttemptError,
         AlertError,
+        PublicationBusyError,
     }
 )
 

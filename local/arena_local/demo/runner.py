@@ -49,6 +49,7 @@ from arena_core.observability import logger
 from arena_core.ports.clock import FixedClock
 from arena_core.ports.llm import LLMClient
 from arena_core.ports.stores import Stores
+from arena_core.publication.plan import WEEKLY
 from arena_core.settings import ArenaSettings
 from arena_local.cost.site_meter import table_bytes
 from arena_local.demo.errors import DemoError
@@ -233,7 +234,7 @@ class DemoRun:
 
     def _finish(self, stores: Stores, report: RunReport) -> None:
         """The closing publication, and what the run reports."""
-        entrypoints.publish_site(bootstrap.container())
+        entrypoints.publish_site(bootstrap.container(), WEEKLY)
         report.ledger = export_ledger(stores)
         site = str(self.options.site_dir.resolve())
         report.status = collect(stores, self.clock.now(), self.executions, 0, site)

@@ -15,7 +15,8 @@ from arena_core.analysis.clustered import Clustering
 from arena_core.analysis.figures import Figure, Rules
 from arena_core.analysis.pairs import PairResult, Verdict
 from arena_core.dataset import boards, exports
-from arena_core.dataset.boards import Standing, build, read_settings, settings_json
+from arena_core.dataset.board_inputs import read_settings, settings_json
+from arena_core.dataset.boards import Standing, build
 from arena_core.errors import DatasetError
 from arena_core.site import pairwise
 

@@ -10,7 +10,6 @@ is kept with the table's digest (``FamilyCosts``) and the table is not read agai
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -59,21 +58,14 @@ def cost_rows(views: Sequence[CohortView]) -> list[Row]:
                 row["tokens_out"] += sum(r.completion_tokens for r in replies)
                 row["cost_usd"] += sum((r.cost or Decimal(0) for r in replies), Decimal(0))
                 row["latency_ms"] += sum(r.latency_ms for r in replies)
-    return [rows[k] for k in sorted(rows)]
+    # Every cost at the published precision, so a row reads the same from the decisions or as
+    # a sealed cohort kept it.
+    return [
+        {**rows[k], "cost_usd": rows[k]["cost_usd"].quantize(COST_PLACES)} for k in sorted(rows)
+    ]
 
 
-COST_PLACES = Decimal("1e-8")  # the published precision of cost_usd (site/fields.py)
-
-
-def merged(earlier: bytes | None, fresh: Iterable[Row]) -> list[Row]:
-    """The published rows (JSON) updated with the fresh ones, in (family, cohort, week) order;
-    every cost at the published precision, so a row reads the same fresh or carried over (a
-    page drawn from either is the same page)."""
-    rows: dict[tuple[str, str, int], Row] = {}
-    for row in [*(json.loads(earlier) if earlier else []), *fresh]:
-        cost = Decimal(str(row["cost_usd"])).quantize(COST_PLACES)
-        rows[(row["family_id"], row["cohort_id"], int(row["week"]))] = {**row, "cost_usd": cost}
-    return [rows[k] for k in sorted(rows)]
+COST_PLACES = Decimal("1e-8")  # the published precision of cost_usd (dataset/fields.py)
 
 
 @dataclass(frozen=True)

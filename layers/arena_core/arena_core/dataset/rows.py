@@ -9,14 +9,12 @@ passed at publication; a cohort once it completed and every market it held has.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from arena_core.analysis.rows import Forecast
-from arena_core.code import code_digest
+from arena_core.domain.coherence import DecisionCoherence
 from arena_core.domain.cohort import Cohort, CohortStatus, week_start_for
 from arena_core.domain.lineup import AgentSpec
 from arena_core.domain.market import Market
@@ -40,19 +38,6 @@ def _cohort_week(cohort_id: str) -> str:
 def matured(closes_at: datetime | None, now: datetime) -> bool:
     """Its scheduled end has passed (an unknown end counts as passed once resolved)."""
     return closes_at is None or closes_at <= now
-
-
-def forecasts_key(methodology: str, counts: Mapping[str, int], cohort_ids: Iterable[str]) -> str:
-    """What ``forecast_rows`` (and the forecasts table's files) are computed from, but time: the
-    code, the methodology, its cohorts and how many bets of each family are scored (a score
-    is written once, under its trade id, and counted in its family's aggregate in the same
-    transaction). Equal keys, equal tables, until a score matures (``next_maturity``)."""
-    digest = hashlib.sha256(f"{code_digest()}\0{methodology}\0".encode())
-    for family, count in sorted(counts.items()):
-        digest.update(f"{family}\0{count}\0".encode())
-    for cohort_id in sorted(cohort_ids):
-        digest.update(f"{cohort_id}\0".encode())
-    return digest.hexdigest()
 
 
 def next_maturity(scores: Iterable[BetScore], now: datetime) -> datetime | None:
@@ -134,23 +119,6 @@ def position_rows(
     return sorted(rows, key=lambda r: r["position_id"])
 
 
-def carried_positions(rows: Iterable[Mapping[str, Any]]) -> list[Row]:
-    """Position rows read back from the published JSON, numbers and times typed again (the
-    JSON holds money as decimal strings and times in ISO 8601)."""
-    typed = []
-    for row in rows:
-        closes = row.get("closes_at")
-        typed.append(
-            {
-                **row,
-                "realized_pnl": Decimal(str(row["realized_pnl"])),
-                "pnl_pct": Decimal(str(row["pnl_pct"])),
-                "closes_at": datetime.fromisoformat(closes) if closes else None,
-            }
-        )
-    return typed
-
-
 def return_rows(
     methodology: str,
     latest: Mapping[str, Sequence[PortfolioSnapshot]],
@@ -210,3 +178,20 @@ def panel_score_rows(methodology: str, scores: Iterable[PanelScore], now: dateti
         for s in scores
     ]
     return sorted(rows, key=lambda r: (r["cohort_id"], r["week"], r["market_id"], r["agent_id"]))
+
+
+def coherence_rows(methodology: str, coherence: Sequence[DecisionCoherence]) -> list[Row]:
+    """One row per executed buy on a panel market the agent forecast in the same decision."""
+    return [
+        {
+            "methodology": methodology,
+            "decision_id": decision.decision_id,
+            "agent_id": decision.agent_id,
+            "cohort_id": decision.cohort_id,
+            "family_id": decision.family_id,
+            "week": decision.week,
+            **trade.model_dump(),
+        }
+        for decision in sorted(coherence, key=lambda c: c.decision_id)
+        for trade in decision.trades
+    ]

@@ -60,6 +60,11 @@ class Table:
         return self._digests
 
     @property
+    def known_digests(self) -> Digests | None:
+        """The digests, when known without computing the files (given, or computed already)."""
+        return self._digests
+
+    @property
     def digest(self) -> str:
         """The CSV's digest."""
         return self.digests[0]

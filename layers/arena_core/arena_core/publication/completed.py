@@ -1,25 +1,23 @@
-"""The completed cohorts' part of the returns tables, kept between publications.
+"""The sealed cohorts' part of the returns tables, kept between publications.
 
 Every family's row of ``family_returns`` and every completed cohort's positions
 (``position_returns``) grow with history, while between two publications only the live
-cohorts' rows move: a completed cohort's row is its final snapshot, and its positions are
-settled. Formatting a year of those rows, and reading the final snapshots and positions they
-come from, every ten minutes was most of what grew in a tick. The site therefore keeps, per
-methodology, what the completed cohorts contribute as it was written: each completed row's CSV
-line and JSON item, the row as the leaderboard's analysis reads it (parsed from that line once,
-by the code that parses the published table), the digests of ``position_returns``, and the
-newest final snapshot's time. A tick formats and parses only the live cohorts' rows and
-assembles the table around the kept ones (``exports.assembled``: the same bytes as formatting
-every row; ``LiveReturns.records``: the same records as parsing them).
+cohorts' rows move: a sealed cohort's row is its final snapshot, and its positions are settled.
+Formatting a year of those rows every ten minutes was most of what grew in a tick. The
+publication's memo therefore keeps, per methodology, what the sealed cohorts contribute as it
+was written: each row's CSV line and JSON item, the row as the leaderboard's analysis reads it
+(parsed from that line once, by the code that parses the published table), the digests of
+``position_returns``, and the newest final snapshot's time. A tick formats and parses only the
+live cohorts' rows and assembles the table around the kept ones (``exports.assembled``: the same
+bytes as formatting every row; ``LiveReturns.records``: the same records as parsing them).
 
-The part is kept under ``completed_key`` (the code, the methodology, its completed cohorts and
-families) until the first position held by a completed cohort reaches its scheduled end: then
-the ``matured`` column of its row changes, and the part is computed again from every row.
+The part is a function of the methodology's sealed cohorts and its families, until the first
+position they held reaches its scheduled end (``until``): then the ``matured`` column of its row
+changes, and the part is computed again.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,36 +28,22 @@ from typing import Any
 from arena_core.analysis import dataset
 from arena_core.analysis.dataset import CohortRecord
 from arena_core.analysis.rows import CohortReturn
-from arena_core.code import code_digest
 from arena_core.dataset import exports
 from arena_core.dataset.table import Digests
 from arena_core.domain.portfolio import PortfolioSnapshot
-from arena_core.publication.table_memo import kept_digests
 
 RETURNS = "family_returns"
-
-
-def completed_key(methodology: str, completed: Iterable[str], families: Iterable[str]) -> str:
-    """What the completed part is computed from, but time."""
-    digest = hashlib.sha256(f"{code_digest()}\0{methodology}\0".encode())
-    for name in (*sorted(completed), "\0", *sorted(families)):
-        digest.update(f"{name}\0".encode())
-    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
 class CompletedPart:
     """What a methodology's completed cohorts contribute to the returns tables."""
 
-    key: str
     until: datetime | None  # when the first of their positions not ended by then ends
     returns: tuple[tuple[str, str, str, str], ...]  # (family, cohort, CSV line, JSON item)
     positions: Digests  # of position_returns (the completed cohorts' positions only)
     as_of: datetime | None  # the newest of their final snapshots
     records: tuple[CohortRecord, ...] = ()  # each row of ``returns`` as the analysis reads it
-
-    def holds(self, key: str, now: datetime) -> bool:
-        return self.key == key and (self.until is None or now < self.until)
 
     def dump(self) -> str:
         """Column by column: read back with a type check per column, not per row."""
@@ -82,9 +66,9 @@ class CompletedPart:
         )
 
     @classmethod
-    def load(cls, key: str, text: str) -> CompletedPart | None:
-        """The part kept as ``text`` under ``key``, or None when it cannot be read (then it is
-        computed again, as without it)."""
+    def load(cls, text: str) -> CompletedPart:
+        """The part kept as ``text`` (``ValueError`` or ``TypeError`` when it cannot be read:
+        then it is computed again, as without it)."""
         try:
             found = json.loads(text)
             families, cohorts, lines, items, pnl = (
@@ -104,14 +88,24 @@ class CompletedPart:
                     strict=True,
                 )
             )
-            positions = kept_digests(" ".join(map(str, found["positions"])))
-            if positions is None:
-                return None
+            positions = digests_of(found["positions"])
             return cls(
-                key, _moment(found["until"]), returns, positions, _moment(found["as_of"]), records
+                _moment(found["until"]), returns, positions, _moment(found["as_of"]), records
             )
-        except (ValueError, KeyError, TypeError, InvalidOperation):
-            return None  # unreadable: computed again
+        except (KeyError, InvalidOperation) as exc:
+            raise ValueError(f"a kept part cannot be read: {type(exc).__name__}") from exc
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def digests_of(found: object) -> Digests:
+    """A table's digests as kept (two SHA-256 hex digests)."""
+    if isinstance(found, list) and len(found) == 2:
+        csv, json_digest = found
+        if all(isinstance(d, str) and len(d) == 64 and set(d) <= _HEX for d in (csv, json_digest)):
+            return csv, json_digest
+    raise ValueError("not a table's digests")
 
 
 def _column(found: Mapping[str, object], name: str, kind: type) -> list[Any]:
@@ -134,7 +128,6 @@ def _moment(value: object) -> datetime | None:
 
 
 def computed(
-    key: str,
     now: datetime,
     *,
     returns: Sequence[exports.Row],
@@ -149,7 +142,6 @@ def computed(
     pieces = exports.row_pieces(RETURNS, mine)
     ends = [p["closes_at"] for p in positions if p["closes_at"] and p["closes_at"] > now]
     return CompletedPart(
-        key,
         min(ends, default=None),
         tuple(
             (r["family_id"], r["cohort_id"], line, item)

@@ -1,64 +1,16 @@
-"""The families' costs kept between publications (``FamilyCosts``)."""
+"""What each family's decisions cost, as the publication's memo keeps it: between site-wide
+publications (which compute it from the costs table) a tick takes it as kept."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Callable, MutableMapping, Sequence
 from decimal import Decimal, InvalidOperation
 
-from arena_core.code import code_digest
-from arena_core.dataset.costs import CostSummary, Row
-from arena_core.site.costs import Spend, family_costs
-from arena_core.site.views import LeaderboardData
+from arena_core.dataset.costs import CostSummary
+from arena_core.site.costs import Spend
 
 
-class FamilyCosts:
-    """``family_costs`` of the costs table as published, kept under its digest (and the
-    leaderboards' cohorts and families) between publications: the leaderboard regenerated
-    after every snapshot, which has no fresh row, reads the table only when it changed."""
-
-    SLOT = "costs/families"
-
-    def __init__(self, kept: MutableMapping[str, tuple[str, str]] | None) -> None:
-        self._kept = kept
-
-    def kept(self, boards: Sequence[LeaderboardData], table: str | None) -> Spend | None:
-        """The costs kept for the table of digest ``table`` (None: none published)."""
-        if self._kept is None or table is None:
-            return None
-        earlier = self._kept.get(self.SLOT)
-        if earlier is None or earlier[0] != _spend_key(boards, table):
-            return None
-        return _load_spend(earlier[1])
-
-    def keep(self, boards: Sequence[LeaderboardData], table: str | None, spend: Spend) -> None:
-        """Keep ``spend``, the costs of the table of digest ``table``."""
-        if self._kept is not None and table is not None:
-            self._kept[self.SLOT] = (_spend_key(boards, table), _dump_spend(spend))
-
-    def of(
-        self, boards: Sequence[LeaderboardData], table: str | None, rows: Callable[[], list[Row]]
-    ) -> Spend:
-        """The costs of the table of digest ``table`` (``rows``: its rows): as kept, else
-        computed (then kept)."""
-        found = self.kept(boards, table)
-        if found is None:
-            found = family_costs(boards, rows())
-            self.keep(boards, table, found)
-        return found
-
-
-def _spend_key(boards: Sequence[LeaderboardData], published: str) -> str:
-    digest = hashlib.sha256(f"{code_digest()}\0{published}\0".encode())
-    for board in boards:
-        cohorts = sorted(c.cohort_id for c in board.cohorts)
-        families = sorted(v.spec.family_id for v in board.families)
-        digest.update(repr((board.methodology, cohorts, families)).encode())
-    return digest.hexdigest()
-
-
-def _dump_spend(spend: Spend) -> str:
+def dump_spend(spend: Spend) -> str:
     return json.dumps(
         [[m, f, s.decisions, s.tokens_in, s.tokens_out, str(s.cost_usd), s.weeks]
          for (m, f), s in spend.items()],
@@ -66,8 +18,8 @@ def _dump_spend(spend: Spend) -> str:
     )  # fmt: skip
 
 
-def _load_spend(text: str) -> Spend | None:
-    """The kept costs, or None when they cannot be read (computed again)."""
+def load_spend(text: str) -> Spend:
+    """The kept costs (``ValueError`` when they cannot be read: computed again)."""
     try:
         found = {}
         for entry in json.loads(text):
@@ -75,13 +27,13 @@ def _load_spend(text: str) -> Spend | None:
             counts = (decisions, tokens_in, tokens_out, weeks)
             texts = (methodology, family, cost)
             if any(type(n) is not int for n in counts) or any(type(t) is not str for t in texts):
-                return None
+                raise TypeError("a kept cost is not of its types")
             dollars = Decimal(cost)
             if not dollars.is_finite():
-                return None
+                raise ValueError("a kept cost is not finite")
             found[(methodology, family)] = CostSummary(
                 decisions, tokens_in, tokens_out, dollars, weeks
             )
         return found
-    except (ValueError, TypeError, InvalidOperation):
-        return None
+    except InvalidOperation as exc:
+        raise ValueError("a kept cost is not a number") from exc

@@ -20,7 +20,7 @@ from arena_core.domain import accounting
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.market import Market
 from arena_core.domain.portfolio import PortfolioSnapshot, Position
-from arena_core.site.render import environment
+from arena_core.site.environment import environment
 
 LIVE_PATH = "data/live/{cohort_id}.json"
 

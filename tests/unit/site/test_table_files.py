@@ -1,6 +1,7 @@
-"""Site-wide tables written only when they changed (``site/table_memo.py``): left out only
-when the manifest holds both files as they would be written now; a table whose digests are
-known is then neither formatted nor serialized."""
+"""Site-wide tables through the writer (``publication/files.py``, ``adapters/manifest.py``):
+each file written only when its content changed (the CSV and the JSON apart: neither is a
+function of the other); a table whose digests are known is then neither formatted nor
+serialized; a keyed table's digests are kept by the memo."""
 
 from __future__ import annotations
 
@@ -8,19 +9,20 @@ from decimal import Decimal
 
 import pytest
 
+from arena_core.adapters.manifest import ManifestPublisher
 from arena_core.dataset import exports
 from arena_core.dataset.table import Csvs, Table, joined, joined_csv, joined_json
+from arena_core.errors import PersistenceError
 from arena_core.ports.publisher import digest
-from arena_core.publication.table_memo import TableMemo
+from arena_core.publication.files import keyed, table_files
+from tests.support.buckets import MemoryBucket, publish
+from tests.support.memo import Bookkeeping
 
 ROWS: list[dict[str, object]] = [
     {"methodology": "v1", "family_id": f"f{i}", "display_name": f"Family {i}", "kind": "llm"}
     for i in range(3)
 ]
-
-
-def _manifest(files: dict[str, bytes]) -> dict[str, str]:
-    return {path: digest(body) for path, body in files.items()}
+PATHS = ("data/families.csv", "data/families.json")
 
 
 def _table(rows: list[dict[str, object]] = ROWS) -> Table:
@@ -28,37 +30,44 @@ def _table(rows: list[dict[str, object]] = ROWS) -> Table:
 
 
 def test_a_table_is_written_then_left_out_while_unchanged() -> None:
-    first = TableMemo({}).files("data", _table())
-    assert first == exports.table_files("data", "families", ROWS)
-    assert TableMemo(_manifest(first)).files("data", _table()) == {}
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    assert publish(publisher, table_files("data", _table())).uploaded == PATHS
+    assert {p: bucket.objects[p] for p in PATHS} == exports.table_files("data", "families", ROWS)
+    assert publish(publisher, table_files("data", _table())).uploaded == ()
     changed = [*ROWS, {**ROWS[0], "family_id": "f9"}]
-    assert TableMemo(_manifest(first)).files("data", _table(changed)) == (
-        exports.table_files("data", "families", changed)
-    )
+    assert publish(publisher, table_files("data", _table(changed))).uploaded == PATHS
 
 
-@pytest.mark.parametrize("lost", ["data/families.csv", "data/families.json"])
-def test_a_file_the_manifest_does_not_hold_as_written_is_written_again(lost: str) -> None:
-    """As after a publication that failed before uploading the file."""
-    first = TableMemo({}).files("data", _table())
-    manifest = _manifest(first) | {lost: digest(b"an older version")}
-    assert TableMemo(manifest).files("data", _table()) == first
+def test_a_table_a_failed_publication_did_not_record_is_written_again() -> None:
+    """The CSV uploaded, then the publication failed: nothing of it is recorded, so the next
+    one writes both files again."""
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    bucket.fail_after = 2  # the root (the lease) and the CSV
+    with pytest.raises(PersistenceError):
+        publish(publisher, table_files("data", _table()))
+    bucket.fail_after = None
+    publisher = ManifestPublisher(bucket)
+    assert publish(publisher, table_files("data", _table())).uploaded == PATHS
 
 
 def test_a_known_digest_spares_the_rows_and_the_files() -> None:
-    first = TableMemo({}).files("data", _table())
+    publisher = ManifestPublisher(MemoryBucket())
+    publish(publisher, table_files("data", _table()))
     computed: list[str] = []
 
     def rows() -> list[dict[str, object]]:
         computed.append("rows")
         return list(ROWS)
 
-    known = (digest(first["data/families.csv"]), digest(first["data/families.json"]))
-    assert TableMemo(_manifest(first)).files("data", Table("families", rows, digests=known)) == {}
-    assert computed == []
-    # The same table, not published as it would be written: computed then
-    stale = Table("families", rows, digests=known)
-    assert TableMemo({}).files("data", stale) == first and computed == ["rows"]
+    known = _table().digests
+    report = publish(publisher, table_files("data", Table("families", rows, digests=known)))
+    assert (report.uploaded, report.unchanged, computed) == ((), 2, [])
+    # The same table, not published as it would be written (another site): computed then
+    other = ManifestPublisher(MemoryBucket())
+    found = publish(other, table_files("data", Table("families", rows, digests=known)))
+    assert found.uploaded == PATHS and computed == ["rows"]
 
 
 @pytest.mark.parametrize(
@@ -79,11 +88,13 @@ def test_a_change_only_the_json_shows_is_published(before: str, after: str | Non
 
     old, new = [row(before)], [row(after)]
     assert exports.to_csv("families", old) == exports.to_csv("families", new)  # the premise
-    first = TableMemo({}).files("data", Table.of("families", old))
-    files = TableMemo(_manifest(first)).files("data", Table.of("families", new))
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    publish(publisher, table_files("data", Table.of("families", old)))
+    report = publish(publisher, table_files("data", Table.of("families", new)))
     fresh = exports.table_files("data", "families", new)
-    assert {**first, **files}["data/families.json"] == fresh["data/families.json"]
-    assert files == fresh
+    assert report.uploaded == ("data/families.json",)
+    assert bucket.objects["data/families.json"] == fresh["data/families.json"]
 
 
 def test_tables_read_as_csv_only_when_read() -> None:
@@ -145,17 +156,15 @@ def test_a_keyed_table_is_formatted_once_per_key() -> None:
         made.append("rows")
         return list(ROWS)
 
-    kept: dict[str, tuple[str, str]] = {}
-    first = TableMemo({}, kept).keyed("families", rows, "k1")
-    files = TableMemo({}, kept).files("data", first)
-    assert files == exports.table_files("data", "families", ROWS) and made == ["rows"]
-    again = TableMemo(_manifest(files), kept).keyed("families", rows, "k1")
-    assert TableMemo(_manifest(files), kept).files("data", again) == {} and made == ["rows"]
-    # Another key, no key, or nothing kept: formatted again
-    others = [
-        TableMemo(_manifest(files), kept).keyed("families", rows, "k2"),
-        TableMemo(_manifest(files), kept).keyed("families", rows, None),
-        TableMemo(_manifest(files)).keyed("families", rows, "k2"),
-    ]
-    assert {t.digests for t in others} == {again.digests} and made == ["rows"] * 4
-    assert kept["tables/families"][0] == "k2"
+    books = Bookkeeping()
+    memo, objects = books.open()
+    first = keyed(memo)("families", rows, "k1")
+    assert (first.csv, first.json) == exports.bodies("families", ROWS) and made == ["rows"]
+    books.save(memo, objects)
+    memo, objects = books.open()
+    again = keyed(memo)("families", rows, "k1")
+    assert again.known_digests == first.digests and made == ["rows"]  # nothing formatted
+    # Another key, or no key: formatted again
+    others = [keyed(memo)("families", rows, "k2"), keyed(memo)("families", rows, None)]
+    assert {t.digests for t in others} == {first.digests} and made == ["rows"] * 3
+    assert dict(memo.misses) == {"board/tables/families": "inputs changed"}
