@@ -124,5 +124,10 @@ def test_status_of_a_demo_output(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert f"Active cohorts: {active}" in lines
     assert any(line.startswith("Last snapshot: ") and "never" not in line for line in lines)
     assert "Messages in the dead-letter queue: 0" in lines
-    assert lines[-1] == f"Site: {out.resolve()}"
+    assert f"Site: {out.resolve()}" in lines
+    # And what the site's last publications did, and why: the closing one last, first listed
+    published = lines[lines.index(f"Site: {out.resolve()}") + 1 :]
+    assert published[0].startswith("Last publications: ")
+    assert "weekly (after the weekly decision run): " in published[1]
+    assert any(line.startswith("    uploaded ") for line in published)
     assert main(["status", "--dir", str(tmp_path)]) == 2  # no demo output there

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from arena_core.bootstrap import Container
+from arena_core.errors import PublicationBusyError
 from arena_core.observability import logger
 
 if TYPE_CHECKING:  # the workflow's models load only in the functions of the workflow
@@ -165,6 +166,8 @@ def snapshot_and_publish(c: Container, *, weekly: bool = False) -> SnapshotResul
     c.stores.views.record_job_run("snapshot", report.taken_at)
     # The snapshots just written are the live agents' latest: the publication reads none back.
     site = publish_site(c, WEEKLY if weekly else None, fresh=report.snapshots)
+    if weekly and site.lease == "busy":  # the run's Retry tries Finalize again
+        raise PublicationBusyError(site.why)
     # What was published and why, each file uploaded and each value computed again.
     logger.info("site", extra={"publication": site.lines()})
     return SnapshotResult(

@@ -59,6 +59,7 @@ from arena_local.demo.markets import MarketChoice
 from arena_local.demo.schedule import Schedule, firings, schedules_from
 from arena_local.memory import FolderCommitmentStore
 from arena_local.moto_shims import AtomicClient, lean_dynamodb
+from arena_local.publications import last_publications
 from arena_local.replay import GammaReplay
 from arena_local.simulation import PriceSimulation
 from arena_local.standins import StandInModels, StandInServer, foresight_from
@@ -237,7 +238,10 @@ class DemoRun:
         entrypoints.publish_site(bootstrap.container(), WEEKLY)
         report.ledger = export_ledger(stores)
         site = str(self.options.site_dir.resolve())
-        report.status = collect(stores, self.clock.now(), self.executions, 0, site)
+        published = last_publications(LocalFolderPublisher(self.options.site_dir))
+        report.status = collect(
+            stores, self.clock.now(), self.executions, 0, site, publications=published
+        )
         report.table_bytes = dict(table_bytes(*self._table))
 
     def _moto_config(self) -> dict[str, Any]:

@@ -325,15 +325,21 @@ def test_an_older_publication_never_lands_after_a_newer_one(tmp_path: Path) -> N
     _publish(scenario, site, DAILY)
     attempts: list[str] = []
 
+    waited: list[float] = []
+
     def meanwhile() -> None:
         _resolve_everything(scenario)
-        attempts.append(_service(scenario, site).run(WEEKLY).lease)
+        weekly = PublishSiteService(
+            scenario.stores, LocalFolderPublisher(site), scenario.blobs, scenario.clock, LOW,
+            sleep=waited.append,
+        )  # fmt: skip
+        attempts.append(weekly.run(WEEKLY).lease)
 
     _tick(scenario)
     racing = Racing(site, meanwhile)
     older = PublishSiteService(scenario.stores, racing, scenario.blobs, scenario.clock, LOW)
     assert older.run(DAILY).lease == "held"
-    assert attempts == ["busy"]
+    assert attempts == ["busy"] and waited == [2.0, 4.0, 8.0, 16.0]  # it waited, then gave up
     assert _service(scenario, site).run(WEEKLY).lease == "held"  # the retry
     _assert_as_fresh(scenario, site, tmp_path / "fresh", WEEKLY)
     (cohort,) = scenario.stores.cohorts.cohorts()

@@ -10,6 +10,7 @@ hands the writer lazy files (``publication/files.py``) and says what it did and 
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -56,6 +57,9 @@ __all__ = [
     "SiteReport",
 ]
 LEASE = timedelta(minutes=6)  # longer than a publishing function may run (5 minutes)
+# A weekly publication waits this long (seconds, in turn) for a tick's to end before it gives
+# up (the run's Retry then tries Finalize again): a tick holds the lease a few seconds.
+WAITS = (2.0, 4.0, 8.0, 16.0)
 
 
 class PublishSiteService:
@@ -70,12 +74,15 @@ class PublishSiteService:
         simulated: frozenset[str] = frozenset(),
         cadence: Cadence | None = None,
         lease: timedelta = LEASE,
+        waits: Sequence[float] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._stores, self._publisher, self._blobs, self._clock = stores, publisher, blobs, clock
         self._rules = rules or Rules()
         self._simulated = simulated
         self._cadence = cadence or Cadence()
         self._lease = lease
+        self._waits, self._sleep = tuple(WAITS if waits is None else waits), sleep
         self.owner = f"publication-{uuid.uuid4().hex[:12]}"
 
     def run(
@@ -84,10 +91,15 @@ class PublishSiteService:
         """Publish ``scope`` (None: what the time calls for, as a snapshot tick does);
         ``fresh``: snapshots just taken (the latest of their agents, not read back)."""
         now = self._clock.now()
-        try:
-            session = self._publisher.open(self.owner, now, self._lease)
-        except PublicationBusyError as exc:
-            return SiteReport.busy(now, str(exc))
+        waits = self._waits if scope is WEEKLY else ()
+        for wait in (*waits, None):
+            try:
+                session = self._publisher.open(self.owner, now, self._lease)
+                break
+            except PublicationBusyError as exc:
+                if wait is None:  # a tick exits: the next one publishes what changed
+                    return SiteReport.busy(now, str(exc))
+                self._sleep(wait)
         try:
             return self._publish(session, scope, now, fresh)
         except BaseException:
