@@ -13,7 +13,6 @@ from infra.constructs.grants import (
     COMMITMENTS,
     COMMITTED_DECISIONS,
     COMMITTED_RUNS,
-    DATA,
     DECISIONS,
     PANELS,
     UNIVERSES,
@@ -68,17 +67,11 @@ def wildcard_resources(stack: Stack) -> dict[str, str]:
         "administration."
     )
     found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/{BOOKKEEPING}]"] = (
-        "The publishers read back their own bookkeeping: the manifest of digests and, per "
-        "cohort, what its pages were rendered from (_internal/cohorts/<id>/...) and the "
-        "leaderboard's carried inputs: keys grow with "
-        "cohorts, so the _internal/ prefix (never served: the distribution is denied it) is the "
-        "narrowest pattern."
-    )
-    found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Site')}/{DATA}]"] = (
-        "The publishers read back the dataset files earlier publications wrote (the markets "
-        "and costs tables, and every data file once a week for "
-        "dataset.zip): keys grow with cohorts and "
-        "weeks, so the data/ prefix is the narrowest pattern; pages outside it are never read."
+        "The publishers read back their own bookkeeping: the root (lease, manifest index, "
+        "state), the manifest's parts, the memo's shards and each sealed cohort's record "
+        "(_internal/sealed/<id>...): keys grow with cohorts, so the _internal/ prefix (never "
+        "served: the distribution is denied it) is the narrowest pattern. No file published "
+        "for readers is read back."
     )
     found[f"AwsSolutions::AwsSolutions-IAM5[Resource::{arn('Audit')}/{UNIVERSES}]"] = (
         "Prepare reads and writes, and Decide reads, the weekly market universe, one object per "

@@ -18,8 +18,8 @@ from arena_core.adapters.s3_blobs import S3BlobStore
 from arena_core.adapters.site_publishers import S3SitePublisher
 from arena_core.domain.market import ResolutionKind
 from arena_core.errors import PublicationBusyError
-from arena_core.services import publish_site
 from arena_core.ports.clock import FixedClock
+from arena_core.services import publish_site
 from arena_core.settings import ArenaSettings
 from arena_local.workflow import LambdaContext
 from functions.decide import handler as decide_handler

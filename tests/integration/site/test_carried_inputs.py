@@ -268,8 +268,11 @@ def test_a_tick_with_no_bet_scored_or_matured_formats_no_forecast(
     before = scored()
     _resolve_everything(scenario)  # the live cohort's bets are scored
     assert scored() > before
-    service.run(BOARD)
+    report = service.run(BOARD)
     assert made == [scored()]
+    # The ranks moved, the families' costs did not: they are kept (a tick reads no decision)
+    recomputed = {miss.split(":")[0] for miss in report.misses}
+    assert "board/v1/bets" in recomputed and "board/spend" not in recomputed
     fresh, _ = _service(scenario, tmp_path / "fresh")
     fresh.run(BOARD)
     for path in ("index.html", "data/forecasts.csv", "data/leaderboard.csv"):

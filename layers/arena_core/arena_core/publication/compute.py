@@ -115,7 +115,7 @@ def _spend(reads: Reads, boards: list[LeaderboardData], costs: list[Row] | None)
         [
             b.methodology,
             sorted(c.cohort_id for c in b.cohorts),
-            [f.spec.family_id for f in b.families],
+            sorted(f.spec.family_id for f in b.families),
         ]
         for b in boards
     ]
