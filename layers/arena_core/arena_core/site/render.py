@@ -43,7 +43,7 @@ from arena_core.site.environment import HERE, environment, page_path
 from arena_core.site.feed import FeedItem
 from arena_core.site.indexes import index_pages
 from arena_core.site.markets import MarketView, price_charts
-from arena_core.site.results import forecast_results, trade_results
+from arena_core.site.results import earned, forecast_results, trade_results
 from arena_core.site.series import cohort_charts
 from arena_core.site.views import LeaderboardData
 
@@ -265,6 +265,7 @@ class SiteRenderer:
         decision_id = record.decision_id
         mine = next((a for a in view.agents if a.agent.agent_id == record.agent_id), None)
         prompt = Prompt(system=details.system_prompt, user=details.user_prompt)
+        results = trade_results(mine) if mine else {}
         return {
             f"decisions/{decision_id}.html": self.page(
                 "decision.html.j2",
@@ -273,7 +274,8 @@ class SiteRenderer:
                 d=details,
                 agent=mine.agent if mine else None,
                 view=view,
-                results=trade_results(mine) if mine else {},
+                results=results,
+                earned=earned(record, results),
                 forecasts=forecast_results(view, record.agent_id, record.week),
                 commitment=commitment_key(
                     decision_id, record.outcome.commitment if record.outcome else None
