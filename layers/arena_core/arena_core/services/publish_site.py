@@ -145,7 +145,13 @@ class PublishSiteService:
         return explanation
 
     def _renderer(self, now: datetime, reads: Reads) -> Callable[[], SiteRenderer]:
-        build = SiteBuild.of(self._simulated, reads.cohorts)
+        cadence = self._cadence
+        build = SiteBuild.of(
+            self._simulated,
+            reads.cohorts,
+            board_minutes=cadence.board,
+            live_minutes=cadence.live,
+        )
         made: list[SiteRenderer] = []
 
         def renderer() -> SiteRenderer:
