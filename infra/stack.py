@@ -69,6 +69,18 @@ def flag(context: object, *, default: bool) -> bool:
     return text == "true"
 
 
+DEFAULT_RUN_CONCURRENCY = 5
+
+
+def run_concurrency(context: object) -> str:
+    """Agents the weekly run decides at once (default 5; 0: all at once), checked at synth:
+    keep it below the account's Lambda concurrency quota minus the scheduled functions."""
+    value = DEFAULT_RUN_CONCURRENCY if context is None else int(str(context))
+    if not 0 <= value <= 10_000:
+        raise ValueError(f"arena:runConcurrency must be between 0 and 10000, got {value}")
+    return str(value)
+
+
 def site_refresh_minutes(context: object) -> str:
     """How often the snapshot ticks republish the live pages (default 30), checked at synth."""
     minutes = 30 if context is None else int(str(context))
@@ -124,6 +136,10 @@ class ArenaStack(Stack):
                 # Days before raw 10-minute snapshots expire (0: kept forever).
                 "ARENA_SNAPSHOT_TTL_DAYS": snapshot_ttl_days(
                     self.node.try_get_context("arena:snapshotTtlDays")
+                ),
+                # Agents the weekly run decides at once (the account's Lambda quota).
+                "ARENA_RUN_CONCURRENCY": run_concurrency(
+                    self.node.try_get_context("arena:runConcurrency")
                 ),
                 # Minutes between the snapshot ticks' publications of the live pages.
                 "ARENA_SITE_REFRESH_MINUTES": site_refresh_minutes(

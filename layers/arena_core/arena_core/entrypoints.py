@@ -104,7 +104,10 @@ def prepare(c: Container, event: RunInput) -> PreparedRun:
         horizon=c.settings.decision_horizon,
         panel=panel_settings(c),
     )
-    request = RunRequest(week, event.cohort_ids, event.agent_ids, event.max_concurrency or 0)
+    concurrency = event.max_concurrency
+    if concurrency is None:  # the schedule's run, or a rerun that does not say
+        concurrency = c.settings.run_concurrency
+    request = RunRequest(week, event.cohort_ids, event.agent_ids, concurrency)
     return service.prepare(request)
 
 

@@ -37,6 +37,11 @@ class ArenaSettings(BaseSettings):
     lease_minutes: int = Field(default=15, ge=1)
     llm_max_tokens: int = Field(default=4096, ge=256)
     llm_timeout_seconds: float = Field(default=240.0, gt=0)
+    # Agents the weekly run decides at once when its input names no max_concurrency (0: all).
+    # A new account may start with 10 concurrent Lambda executions, and the snapshot and
+    # resolve functions run beside the run: beyond the quota Decide is throttled, retried three
+    # times and recorded as failed. 5 leaves room for them; raise it once the quota is raised.
+    run_concurrency: int = Field(default=5, ge=0, le=10_000)
     include_llms: bool = True
     include_baselines: bool = True
     baseline_seed: int = 0
