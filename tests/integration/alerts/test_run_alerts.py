@@ -64,10 +64,11 @@ def test_one_message_names_every_agent_that_ended_without_a_decision() -> None:
         lines[0]
         == "Decision run run-1 of 2026-03-01 00:05 UTC: 3 agent(s) ended without a decision."
     )
-    assert lines[1] == "- c2026-03-01.claude: failed (UpstreamCreditsError: 402)"
-    assert lines[2] == "- c2026-03-01.grok-4: retryable_failure (all trades failed)"
-    assert lines[3].startswith("- c2026-03-01.kimi-k2: failed (AttemptsExhaustedError: 3 attempts")
-    assert "never answered" in lines[3]  # the cause on one line
+    assert lines[1].startswith("By outcome: ")  # the summary (one of each here)
+    assert lines[2] == "- c2026-03-01.claude: failed (UpstreamCreditsError: 402)"
+    assert lines[3] == "- c2026-03-01.grok-4: retryable_failure (all trades failed)"
+    assert lines[4].startswith("- c2026-03-01.kimi-k2: failed (AttemptsExhaustedError: 3 attempts")
+    assert "never answered" in lines[4]  # the cause on one line
 
 
 def test_a_run_where_every_agent_decided_sends_nothing() -> None:
@@ -148,3 +149,49 @@ def _snapshot_result() -> entrypoints.SnapshotResult:
         taken_at=RUN_AT, agents=0, positions=0, markets=0, requests=0, failed_market_ids=(),
         stale_positions=0, seconds=0.0, site_files=0, site_uploaded=0,
     )  # fmt: skip
+
+
+def _subscribed_queue(sns: object, sqs: object) -> tuple[str, str]:
+    topic = sns.create_topic(Name="alarms")["TopicArn"]  # type: ignore[attr-defined]
+    queue = sqs.create_queue(QueueName="operator")["QueueUrl"]  # type: ignore[attr-defined]
+    arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])  # type: ignore[attr-defined]
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn["Attributes"]["QueueArn"])  # type: ignore[attr-defined]
+    return topic, queue
+
+
+def test_a_thousand_failing_agents_with_emoji_and_half_an_emoji_make_one_bounded_alert() -> None:
+    """700 causes of emoji and one lone surrogate (half an emoji): the message was refused by
+    SNS (over 256 KB) or could not be encoded (UnicodeEncodeError), on every Finalize retry."""
+    results: list[DecideOutput | FailureRecord] = []
+    for i in range(1_000):
+        emoji = i < 700
+        cause = ("\ud83d" if i == 3 else "") + ("\N{FIRE}" * 200 if emoji else "timeout " * 40)
+        error = "ProviderMeltdownError" if emoji else "UpstreamTimeoutError"
+        results.append(FailureRecord(agent_id=f"c2026-03-01.f{i:04d}", error=error, cause=cause))
+    with embedded_aws():
+        sns, sqs = boto3.client("sns"), boto3.client("sqs")
+        topic, queue = _subscribed_queue(sns, sqs)
+        named = alert_failed_agents(SnsAlerts(sns, topic), results, run_id="run-5", run_at=RUN_AT)
+        (received,) = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
+    assert len(named) == 1_000  # every agent still reported to Finalize's result
+    message = json.loads(received["Body"])["Message"]
+    assert len(message.encode()) <= 32_000
+    lines = message.splitlines()
+    assert lines[0].endswith("1000 agent(s) ended without a decision.")
+    assert lines[1] == (
+        "By outcome: failed (ProviderMeltdownError) 700, failed (UpstreamTimeoutError) 300"
+    )
+    assert any(line.startswith("... and ") and "more agent(s)" in line for line in lines)
+    assert "\ufffd" in message  # the half emoji, replaced
+
+
+def test_the_adapter_bounds_what_sns_would_refuse() -> None:
+    with embedded_aws():
+        sns, sqs = boto3.client("sns"), boto3.client("sqs")
+        topic, queue = _subscribed_queue(sns, sqs)
+        SnsAlerts(sns, topic).send("run \ud83d\nfailed", "\N{FIRE}" * 100_000 + "\udc00")
+        (received,) = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
+    body = json.loads(received["Body"])
+    assert body["Subject"] == "run \ufffd failed"
+    assert len(body["Message"].encode()) <= 250_000
+    assert body["Message"].endswith("(cut: the message was too long for SNS)")
