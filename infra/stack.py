@@ -204,6 +204,8 @@ class ArenaStack(Stack):
                 f"#dashboards:name={monitoring.dashboard.dashboard_name}",
             )
         CfnOutput(self, "AlarmTopicArn", value=monitoring.topic.topic_arn)
+        # Printed by cdk deploy: who receives the alerts (nobody, or an e-mail to confirm).
+        CfnOutput(self, "AlarmSubscription", value=monitoring.subscription)
         CfnOutput(self, "DeadLetterQueueUrl", value=schedules.dead_letters.queue_url)
         self.storage, self.functions, self.workflow, self.parameter = (
             storage,

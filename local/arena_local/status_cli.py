@@ -90,7 +90,34 @@ def _deployed(stack: str, now: datetime) -> Status:
         )["Attributes"]
     executions = [_execution(e) for e in listed]
     letters = int(attributes["ApproximateNumberOfMessages"])
-    return collect(stores, now, executions, letters, outputs.values.get("SiteUrl"))
+    status = collect(stores, now, executions, letters, outputs.values.get("SiteUrl"))
+    topic = outputs.values.get("AlarmTopicArn")
+    if topic is None:
+        return status
+    (sns,) = operations.clients("sns")
+    return status.model_copy(update={"subscribers": subscriptions(sns, topic)})
+
+
+PENDING = frozenset({"PendingConfirmation", "Deleted"})  # SNS's SubscriptionArn until confirmed
+
+
+def subscriptions(sns: Any, topic_arn: str) -> tuple[int, int]:
+    """Confirmed and pending subscriptions to the alarm topic."""
+    confirmed = pending = 0
+    token: str | None = None
+    while True:
+        with operations.aws_errors("list_subscriptions_by_topic"):
+            page = sns.list_subscriptions_by_topic(
+                TopicArn=topic_arn, **({"NextToken": token} if token else {})
+            )
+        for found in page.get("Subscriptions", []):
+            if found.get("SubscriptionArn") in PENDING:
+                pending += 1
+            else:
+                confirmed += 1
+        token = page.get("NextToken")
+        if not token:
+            return confirmed, pending
 
 
 def _execution(listed: dict[str, Any]) -> Execution:

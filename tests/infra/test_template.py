@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aws_cdk.assertions import Match, Template
+from aws_cdk.assertions import Annotations, Match, Template
 
 from arena_core.adapters.dynamodb.schema import EXPIRES_AT, create_table_kwargs
 from infra.constructs.site import CONTENT_SECURITY_POLICY
@@ -190,10 +190,10 @@ def test_site_is_cloudfront_with_oac_https_and_security_headers(template: Templa
     template.has_output("SiteUrl", {})
 
 
-def test_monitoring_two_alarms_a_failed_run_rule_and_no_dashboard(raw: dict[str, Any]) -> None:
+def test_monitoring_three_alarms_a_failed_run_rule_and_no_dashboard(raw: dict[str, Any]) -> None:
     alarms = resources(raw, "AWS::CloudWatch::Alarm")
     names = sorted(k.removeprefix("Monitoring")[:-8] for k in alarms)
-    assert names == ["DeadLetters", "NoSnapshot"]
+    assert names == ["DeadLetters", "NoResolve", "NoSnapshot"]
     no_snapshot = next(v for k, v in alarms.items() if "NoSnapshot" in k)["Properties"]
     # The free AWS/Lambda metric of the snapshot function, not a custom one
     assert (no_snapshot["Namespace"], no_snapshot["MetricName"]) == ("AWS/Lambda", "Invocations")
@@ -220,6 +220,78 @@ def test_monitoring_two_alarms_a_failed_run_rule_and_no_dashboard(raw: dict[str,
         if "sns:Publish" in actions(statement)
     }
     assert len(publishers) == 1 and "FunctionsFinalize" in publishers.pop()
+
+
+def _alarm(raw: dict[str, Any], name: str) -> dict[str, Any]:
+    alarms = resources(raw, "AWS::CloudWatch::Alarm")
+    found: dict[str, Any] = next(v for k, v in alarms.items() if name in k)["Properties"]
+    return found
+
+
+def test_the_dead_letter_alarm_counts_messages_sent_so_it_never_latches(
+    raw: dict[str, Any],
+) -> None:
+    """On messages *visible* (kept 14 days) it stayed in ALARM after the first failure and
+    later failures sent nothing: on messages *sent* each failure alarms, and it returns to OK."""
+    letters = _alarm(raw, "DeadLetters")
+    assert (letters["Namespace"], letters["MetricName"]) == ("AWS/SQS", "NumberOfMessagesSent")
+    assert (letters["Statistic"], letters["Period"], letters["Threshold"]) == ("Sum", 300, 1)
+    assert letters["TreatMissingData"] == "notBreaching"
+    (topic,) = resources(raw, "AWS::SNS::Topic")
+    for name in ("DeadLetters", "NoSnapshot", "NoResolve"):
+        alarm = _alarm(raw, name)
+        assert alarm["OKActions"] == [{"Ref": topic}], name  # told when it is over
+    description = json.dumps(letters["AlarmDescription"])
+    assert "aws sqs receive-message" in description and "aws sqs purge-queue" in description
+    assert logical(raw, "SchedulesDeadLetters", "AWS::SQS::Queue") in description  # its URL
+    for name in ("NoSnapshot", "NoResolve"):
+        assert "Check the" in _alarm(raw, name)["AlarmDescription"]
+
+
+def test_a_stopped_resolution_alarms_at_no_custom_metric_cost(raw: dict[str, Any]) -> None:
+    """Without resolutions no cohort ever completes: the free AWS/Lambda Invocations of the
+    resolve function, three hourly periods, silence breaching."""
+    resolve = _alarm(raw, "NoResolve")
+    assert (resolve["Namespace"], resolve["MetricName"]) == ("AWS/Lambda", "Invocations")
+    assert resolve["Dimensions"][0]["Value"] == {"Ref": logical(raw, "FunctionsResolve")}
+    assert (resolve["Period"], resolve["EvaluationPeriods"]) == (3600, 3)
+    assert resolve["TreatMissingData"] == "breaching"
+    assert resolve["ComparisonOperator"] == "LessThanThreshold"
+
+
+def test_eventbridge_may_publish_to_the_topic_only_for_the_failed_run_rule(
+    raw: dict[str, Any],
+) -> None:
+    (rule_id,) = resources(raw, "AWS::Events::Rule")
+    (policy,) = resources(raw, "AWS::SNS::TopicPolicy").values()
+    statements = policy["Properties"]["PolicyDocument"]["Statement"]
+    events = [s for s in statements if "events.amazonaws.com" in json.dumps(s.get("Principal"))]
+    assert events == [
+        {
+            "Action": "sns:Publish",
+            "Condition": {"ArnEquals": {"aws:SourceArn": {"Fn::GetAtt": [rule_id, "Arn"]}}},
+            "Effect": "Allow",
+            "Principal": {"Service": "events.amazonaws.com"},
+            "Resource": {"Ref": next(iter(resources(raw, "AWS::SNS::Topic")))},
+            "Sid": "AllowTheFailedRunRule",
+        }
+    ]
+
+
+def test_the_deploy_output_says_who_receives_the_alerts(raw: dict[str, Any]) -> None:
+    """Without arena:alarmEmail nobody does: the output and a synth warning say so; with it,
+    the subscription is pending until the e-mail is confirmed."""
+    from infra.app import build_app  # noqa: PLC0415
+    from tests.infra.conftest import FAST  # noqa: PLC0415
+
+    assert raw["Outputs"]["AlarmSubscription"]["Value"].startswith("NONE. No one receives")
+    app, stack = build_app(nag=False, context=FAST)
+    Annotations.from_stack(stack).has_warning("*", Match.string_like_regexp("No one receives"))
+    app, stack = build_app(nag=False, context={**FAST, "arena:alarmEmail": "ops@example.com"})
+    template = app.synth().get_stack_by_name(stack.stack_name).template
+    subscription = template["Outputs"]["AlarmSubscription"]["Value"]
+    assert subscription.startswith("pending: confirm the e-mail AWS sent to ops@example.com")
+    Annotations.from_stack(stack).has_no_warning("*", Match.string_like_regexp("No one receives"))
 
 
 def test_the_dashboard_is_opt_in() -> None:

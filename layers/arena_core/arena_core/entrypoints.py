@@ -193,7 +193,11 @@ def snapshot_and_publish(c: Container, *, weekly: bool = False) -> SnapshotResul
     # A tick reads eventually consistent (its last write is ten minutes old); the pass after a
     # decision run reads what the run has just written, so strongly.
     reads = c.stores if weekly else c.reading_stores
-    report = SnapshotService(c.stores, c.market_source, c.clock, reads=reads).run()
+    # A scheduled pass that refreshed no market fails (the operator is told); the pass after
+    # a decision run marks at the last prices rather than leave the run unreported.
+    report = SnapshotService(
+        c.stores, c.market_source, c.clock, reads=reads, require_refresh=not weekly
+    ).run()
     c.stores.views.record_job_run("snapshot", report.taken_at)
     scope = WEEKLY if weekly else tick_scope(c)
     # The snapshots just written are the live agents' latest: the publication reads none back.

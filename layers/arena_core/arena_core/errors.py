@@ -215,6 +215,12 @@ class RetryableUpstreamError(UpstreamError):
     """A transient failure that survived the client's own retries."""
 
 
+class MarketRefreshError(UpstreamError):
+    """A snapshot or resolution pass got none of its markets back (every fetch failed): it
+    fails rather than mark at the last prices, so its scheduled invocation reaches the
+    dead-letter queue and the operator."""
+
+
 class FatalUpstreamError(UpstreamError):
     """A failure retrying cannot fix (bad key, no credits, unknown model, bad request)."""
 
