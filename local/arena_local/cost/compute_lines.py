@@ -1,5 +1,7 @@
 """Lambda's lines: requests, GB-seconds per function (a deployed function's seconds, from the
-sample's), and the INIT of cold starts."""
+sample's), and the INIT of cold starts. CPU is measured on this machine (x86); the functions run
+on Graviton (arm64), so every CPU-derived quantity is a range: the CPU part times
+``arm64_cpu_factor`` (a stated assumption, in the price table), the waits unchanged."""
 
 from __future__ import annotations
 
@@ -10,11 +12,14 @@ from arena_local.cost.model import PUBLISHER, Line, functions
 from arena_local.cost.steady import Measured
 
 
-def lambda_seconds(usage: Usage, memory: int, assumed: dict[str, Any]) -> float:
+def lambda_seconds(
+    usage: Usage, memory: int, assumed: dict[str, Any], cpu_factor: float = 1.0
+) -> float:
     """Seconds a deployed function would be billed per occurrence: the CPU the sample measured
-    on a whole core, at the share of a vCPU the memory buys (a whole one at 1,769 MB), plus
-    the waits an in-process run does not have: each DynamoDB and S3 request and each upstream
-    request over the internet (a model's reply is counted apart)."""
+    on a whole core (times ``cpu_factor``: Graviton against this machine), at the share of a
+    vCPU the memory buys (a whole one at 1,769 MB), plus the waits an in-process run does not
+    have: each DynamoDB and S3 request and each upstream request over the internet (a model's
+    reply is counted apart)."""
     calls = max(usage.invocations, 1)
     share = min(1.0, memory / float(assumed["lambda_full_vcpu_mb"]))
     dynamodb = sum(c for op, c in usage.requests.items() if op.startswith("dynamodb:"))
@@ -28,7 +33,7 @@ def lambda_seconds(usage: Usage, memory: int, assumed: dict[str, Any]) -> float:
         + s3 * float(assumed["s3_request_seconds"])
         + upstream * float(assumed["upstream_request_seconds"])
     )
-    return float((usage.seconds / share + waits) / calls)
+    return float((usage.seconds * cpu_factor / share + waits) / calls)
 
 
 def _local(operation: str) -> bool:
@@ -44,16 +49,15 @@ def lambda_lines(
     environments have been observed recycled after about ten minutes; each function runs every
     ten minutes or less often), billed for its measured import time plus the runtime's start."""
     assumed = prices["assumptions"]
+    factors = assumed["arm64_cpu_factor"]
     lines, init = [], 0.0
     for name, (memory, arch) in sorted(functions(template).items()):
-        seconds = n[name] * lambda_seconds(measured.usage.get(name, Usage()), memory, assumed)
-        if name == "Decide":  # waiting for the model: the LLM agents' share of decisions
-            llm = measured.llm_agents / measured.agents
-            seconds += n[name] * llm * assumed["llm_reply_seconds"]
-        for publication, publisher in PUBLISHER.items():
-            if publisher == name:
-                usage = measured.usage.get(publication, Usage())
-                seconds += n.get(publication, 0.0) * lambda_seconds(usage, memory, assumed)
+        seconds, slow = (
+            function_seconds(
+                name, memory, measured=measured, assumed=assumed, n=n, cpu_factor=factor
+            )
+            for factor in factors
+        )
         price = prices[f"lambda_{arch}_gb_second"]
         lines.append(
             Line(
@@ -73,6 +77,7 @@ def lambda_lines(
                 "GB-s",
                 price,
                 "lambda_gb_seconds",
+                high=slow * memory / 1024,
             )
         )
         init += n[name] * measured.init_seconds.get(name, 0.0) * memory / 1024
@@ -81,10 +86,35 @@ def lambda_lines(
         Line(
             "Lambda",
             "INIT of cold starts (every invocation)",
-            init,
+            init * factors[0],
             "GB-s",
             prices[f"lambda_{arch}_gb_second"],
             "lambda_gb_seconds",
+            high=init * factors[1],
         )
     )
     return lines
+
+
+def function_seconds(
+    name: str,
+    memory: int,
+    *,
+    measured: Measured,
+    assumed: dict[str, Any],
+    n: dict[str, float],
+    cpu_factor: float,
+) -> float:
+    """A function's billed seconds per month, its publications' with it and, for Decide, the
+    model's replies (the LLM agents' share of decisions)."""
+    seconds = n[name] * lambda_seconds(
+        measured.usage.get(name, Usage()), memory, assumed, cpu_factor
+    )
+    if name == "Decide":
+        llm = measured.llm_agents / measured.agents
+        seconds += n[name] * llm * assumed["llm_reply_seconds"]
+    for publication, publisher in PUBLISHER.items():
+        if publisher == name:
+            usage = measured.usage.get(publication, Usage())
+            seconds += n.get(publication, 0.0) * lambda_seconds(usage, memory, assumed, cpu_factor)
+    return seconds
