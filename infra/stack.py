@@ -13,6 +13,7 @@ would cost $0.40 a month, a fifth of the deployment's budget).
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from aws_cdk import CfnOutput, Duration, Stack
@@ -67,6 +68,19 @@ def flag(context: object, *, default: bool) -> bool:
     if text not in {"true", "false"}:
         raise ValueError(f"expected true or false, got {context!r}")
     return text == "true"
+
+
+def llm_weekly_budget(context: object) -> str | None:
+    """Dollars the models may cost in one run week (none by default), checked at synth."""
+    if context is None:
+        return None
+    try:
+        dollars = Decimal(str(context))
+    except InvalidOperation:
+        raise ValueError(f"arena:llmWeeklyBudget must be dollars, got {context!r}") from None
+    if not dollars.is_finite() or dollars < 0:
+        raise ValueError(f"arena:llmWeeklyBudget must be 0 or more, got {context!r}")
+    return str(dollars)
 
 
 DEFAULT_RUN_CONCURRENCY = 5
@@ -154,6 +168,9 @@ class ArenaStack(Stack):
                 ),
             },
         )
+        budget = llm_weekly_budget(self.node.try_get_context("arena:llmWeeklyBudget"))
+        if budget is not None:  # dollars the models may cost a run week (none by default)
+            functions["Decide"].add_environment("ARENA_LLM_WEEKLY_BUDGET", budget)
         apply_grants(
             functions.by_name,
             Targets(

@@ -395,3 +395,26 @@ def test_the_publications_bookkeeping_is_refused_to_the_distribution(raw: dict[s
     assert denied["Action"] == "s3:GetObject"
     suffixes = sorted(resource["Fn::Join"][1][-1] for resource in denied["Resource"])
     assert suffixes == ["/.site-manifest.json", "/_internal/*"]
+
+
+def test_the_weekly_llm_budget_and_the_run_concurrency_are_deployment_settings(
+    raw: dict[str, Any],
+) -> None:
+    import pytest  # noqa: PLC0415
+
+    from infra.app import build_app  # noqa: PLC0415
+    from tests.infra.conftest import FAST  # noqa: PLC0415
+
+    decide = raw["Resources"][logical(raw, "FunctionsDecide")]["Properties"]
+    variables = decide["Environment"]["Variables"]
+    assert "ARENA_LLM_WEEKLY_BUDGET" not in variables  # no budget unless asked
+    assert variables["ARENA_RUN_CONCURRENCY"] == "5"  # a new account's quota: 10 at most
+    context = {**FAST, "arena:llmWeeklyBudget": "12.50", "arena:runConcurrency": "2"}
+    app, stack = build_app(nag=False, context=context)
+    template = app.synth().get_stack_by_name(stack.stack_name).template
+    decide = template["Resources"][logical(template, "FunctionsDecide")]["Properties"]
+    assert decide["Environment"]["Variables"]["ARENA_LLM_WEEKLY_BUDGET"] == "12.50"
+    assert decide["Environment"]["Variables"]["ARENA_RUN_CONCURRENCY"] == "2"
+    for bad in ({"arena:llmWeeklyBudget": "-1"}, {"arena:runConcurrency": "-3"}):
+        with pytest.raises(ValueError, match="must be"):
+            build_app(nag=False, context={**FAST, **bad})

@@ -241,6 +241,11 @@ class UpstreamNotFoundError(FatalUpstreamError):
     """404: no endpoint serves the requested model (or route)."""
 
 
+class LLMBudgetExceededError(FatalUpstreamError):
+    """The week's LLM spend reached the deployment's weekly budget: the model is not asked and
+    the decision fails, not retried (a rerun after the budget is raised asks again)."""
+
+
 class UpstreamBadRequestError(FatalUpstreamError):
     """400: the request itself was refused by the provider."""
 
