@@ -13,12 +13,13 @@ would cost $0.40 a month, a fifth of the deployment's budget).
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from aws_cdk import CfnOutput, Duration, Stack
 from aws_cdk import aws_lambda as lambda_
-from constructs import Construct
+from constructs import Construct, Node
 
 from arena_core.constants import ObjectLockMode
 from arena_core.domain.panel import Methodology
@@ -28,7 +29,7 @@ from infra.constructs.layer import CoreLayer
 from infra.constructs.monitoring import Monitoring
 from infra.constructs.schedules import Schedules
 from infra.constructs.site import SiteDistribution
-from infra.constructs.storage import Storage
+from infra.constructs.storage import Adopted, Storage
 from infra.constructs.workflow import DecisionWorkflow
 
 
@@ -103,6 +104,24 @@ def site_refresh_minutes(context: object) -> str:
     return str(minutes)
 
 
+ADOPT = {"table": "arena:adoptTable", "audit_bucket": "arena:adoptAuditBucket"}
+ADOPT |= {"site_bucket": "arena:adoptSiteBucket"}
+NAME = re.compile(r"[A-Za-z0-9._-]{3,255}")
+
+
+def adopted(node: Node) -> Adopted:
+    """The retained table and buckets a new stack takes over (context values), checked at
+    synth: a name, never a path or an ARN."""
+    names = {}
+    for field, key in ADOPT.items():
+        value = node.try_get_context(key)
+        if value is not None:
+            if NAME.fullmatch(str(value)) is None:
+                raise ValueError(f"{key} must be the name of a retained resource, got {value!r}")
+            names[field] = str(value)
+    return Adopted(**names)
+
+
 DEFAULT_LOCK_DAYS = 3650  # ten years of retention for commitments and audit records
 
 
@@ -129,7 +148,7 @@ class ArenaStack(Stack):
         super().__init__(scope, construct_id, **kwargs)
         architecture = lambda_.Architecture.ARM_64
         retain = self.node.try_get_context("arena:retainData") is not False
-        storage = Storage(self, "Storage", retain=retain)
+        storage = Storage(self, "Storage", retain=retain, adopt=adopted(self.node))
         parameter = parameter_name(self.node.try_get_context("arena:openRouterParameter"))
         layer = CoreLayer(self, "Layer", architecture=architecture)
         functions = Functions(

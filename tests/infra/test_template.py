@@ -418,3 +418,53 @@ def test_the_weekly_llm_budget_and_the_run_concurrency_are_deployment_settings(
     for bad in ({"arena:llmWeeklyBudget": "-1"}, {"arena:runConcurrency": "-3"}):
         with pytest.raises(ValueError, match="must be"):
             build_app(nag=False, context={**FAST, **bad})
+
+
+ADOPT = {
+    "arena:adoptTable": "ForecasterArena-StorageTable-OLD",
+    "arena:adoptAuditBucket": "forecasterarena-storageaudit-old",
+    "arena:adoptSiteBucket": "forecasterarena-storagesite-old",
+}
+
+
+def test_a_new_stack_adopts_the_retained_table_and_buckets() -> None:
+    """cdk destroy retains the table and the buckets, and a second deploy started from zero:
+    with the context values, the new stack uses them by name (cdk-nag passing), grants its
+    functions on them, and writes the site bucket's policy anew."""
+    from infra.app import build_app  # noqa: PLC0415
+    from tests.infra.conftest import FAST  # noqa: PLC0415
+
+    app, stack = build_app(nag=True, context={**FAST, **ADOPT})
+    template = app.synth().get_stack_by_name(stack.stack_name).template
+    assert resources(template, "AWS::DynamoDB::GlobalTable") == {}
+    buckets = resources(template, "AWS::S3::Bucket")
+    assert [k for k in buckets if "Audit" in k or "Site" in k] == []  # access logs: new
+    decide = template["Resources"][logical(template, "FunctionsDecide")]["Properties"]
+    variables = decide["Environment"]["Variables"]
+    assert variables["ARENA_TABLE_NAME"] == ADOPT["arena:adoptTable"]
+    assert variables["ARENA_AUDIT_BUCKET"] == ADOPT["arena:adoptAuditBucket"]
+    assert variables["ARENA_SITE_BUCKET"] == ADOPT["arena:adoptSiteBucket"]
+    text = json.dumps(resources(template, "AWS::IAM::Policy"))
+    assert f"table/{ADOPT['arena:adoptTable']}/index/" in text  # the indexes, by name
+    assert f":s3:::{ADOPT['arena:adoptAuditBucket']}/universes/" in text
+    (policy,) = [
+        v for v in resources(template, "AWS::S3::BucketPolicy").values()
+        if v["Properties"]["Bucket"] == ADOPT["arena:adoptSiteBucket"]
+    ]  # fmt: skip
+    statements = policy["Properties"]["PolicyDocument"]["Statement"]
+    shown = json.dumps(statements)
+    assert '"aws:SecureTransport": "false"' in shown
+    assert "commitments/log.jsonl" in shown and "s3:DeleteObjectVersion" in shown
+    reads = [s for s in statements if "cloudfront" in json.dumps(s.get("Principal"))]
+    assert any(s["Effect"] == "Allow" and s["Action"] == "s3:GetObject" for s in reads)
+    assert any(s.get("Sid") == "BookkeepingIsNotServed" for s in reads)
+
+
+def test_adoption_names_are_checked_at_synth() -> None:
+    import pytest  # noqa: PLC0415
+
+    from infra.app import build_app  # noqa: PLC0415
+    from tests.infra.conftest import FAST  # noqa: PLC0415
+
+    with pytest.raises(ValueError, match="arena:adoptSiteBucket must be the name"):
+        build_app(nag=False, context={**FAST, "arena:adoptSiteBucket": "arn:aws:s3:::x"})
