@@ -243,6 +243,8 @@ class ArenaStack(Stack):
         # Printed by cdk deploy: who receives the alerts (nobody, or an e-mail to confirm).
         CfnOutput(self, "AlarmSubscription", value=monitoring.subscription)
         CfnOutput(self, "DeadLetterQueueUrl", value=schedules.dead_letters.queue_url)
+        # The smoke test after a deploy opens this week's cohort at once with it.
+        CfnOutput(self, "OpenCohortFunctionName", value=functions["OpenCohort"].function_name)
         self.storage, self.functions, self.workflow, self.parameter = (
             storage,
             functions,
