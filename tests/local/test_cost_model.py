@@ -9,11 +9,13 @@ import copy
 import json
 import re
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena_core.domain.lineup import BASELINES
+from arena_local.cost.init import import_seconds
 from arena_local.cost.lines import all_lines, line_map
 from arena_local.cost.llm import RecordedReply, panel_prompt_bytes, weekly_spend
 from arena_local.cost.meter import PUBLICATIONS
@@ -275,3 +277,14 @@ def test_the_report_prints_the_llm_spend_as_a_range_at_the_configured_k(
     panel = next(line for line in out if line.startswith("  v1+panel (K=45): $"))
     assert re.search(r"x-ai/grok-4 \$\d+\.\d\d-\d+\.\d\d", v1) and "*" not in v1
     assert "K=45" in panel
+
+
+def test_init_is_the_imports_cpu_time_not_the_wall_clocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a shared machine the wall clock counts other processes' turns: a cost run measured
+    INIT at several times what the imports cost. A module that waits half a second as it is
+    imported costs almost no CPU."""
+    (tmp_path / "waits_on_import.py").write_text("import time\ntime.sleep(0.5)\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    assert import_seconds("waits_on_import") < 0.25
