@@ -10,15 +10,21 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 
 from arena_core.domain.lineup import BASELINES
 from arena_local.cost.init import import_seconds
 from arena_local.cost.lines import all_lines, line_map
-from arena_local.cost.llm import RecordedReply, panel_prompt_bytes, weekly_spend
-from arena_local.cost.meter import PUBLICATIONS
+from arena_local.cost.llm import (
+    RecordedReply,
+    panel_prompt_bytes,
+    recorded_replies,
+    weekly_spend,
+)
+from arena_local.cost.meter import PUBLICATIONS, Usage
 from arena_local.cost.model import (
     HOURS_PER_MONTH,
     WEEKLY,
@@ -237,34 +243,45 @@ def _reply(model: str, completion: int) -> RecordedReply:
     return RecordedReply(model, prompt_tokens=10, completion_tokens=completion)
 
 
+def _sampled(prompts: int, prompt_bytes: int) -> Measured:
+    """A metered sample reduced to what the LLM estimate reads: Decide's stored prompts."""
+    decide = Usage()
+    decide.prompts, decide.prompt_bytes = prompts, prompt_bytes
+    return cast(Measured, SimpleNamespace(usage={"Decide": decide}, steady=SteadyState()))
+
+
 def test_the_llm_range_comes_from_recorded_usage_per_family_and_the_settings(
-    measured: Measured, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     prices = load_prices()
+    sampled = _sampled(prompts=10, prompt_bytes=400_000)  # 10,000 tokens a prompt
     models = ["openai/gpt-5.2", "qwen/qwen3-235b-a22b-2507"]
     replies = [_reply("openai/gpt-5-mini", 1000), _reply("openai/gpt-5-mini", 3000),
                _reply("google/gemini-2.5-flash", 100)]  # fmt: skip
-    gpt, qwen = weekly_spend(measured, prices, models, replies=replies)
+    gpt, qwen = weekly_spend(sampled, prices, models, replies=replies)
     assert gpt.recorded and not qwen.recorded  # qwen's provider has no recording
-    decide = measured.usage["Decide"]
-    prompt = decide.prompt_bytes / decide.prompts / prices["assumptions"]["bytes_per_token"]
     price_in, price_out = prices["llm"]["openai/gpt-5.2"]
-    cohorts = measured.steady.live_cohorts
-    assert gpt.low == pytest.approx(cohorts * (prompt * price_in + 2000 * price_out) / 1e6)
+    cohorts = SteadyState().live_cohorts
+    assert gpt.low == pytest.approx(cohorts * (10_000 * price_in + 2000 * price_out) / 1e6)
     # high: three replies at the 4,096-token cap, each retry resending what came before
-    high_in = 3 * prompt + (0 + 1 + 2) * 4096
+    high_in = 3 * 10_000 + (0 + 1 + 2) * 4096
     assert gpt.high == pytest.approx(cohorts * (high_in * price_in + 3 * 4096 * price_out) / 1e6)
     q_in, q_out = prices["llm"]["qwen/qwen3-235b-a22b-2507"]
-    assert qwen.low == pytest.approx(cohorts * (prompt * q_in + 1100 * q_out) / 1e6)
+    overall = (1000 + 3000 + 100) / 3  # no recording of its provider: every recording's mean
+    assert qwen.low == pytest.approx(cohorts * (10_000 * q_in + overall * q_out) / 1e6)
     # The cap, the retries and K are the settings' (another value of each moves it)
     monkeypatch.setenv("ARENA_LLM_MAX_TOKENS", "8192")
     monkeypatch.setenv("ARENA_FORMAT_RETRIES", "0")
-    (capped,) = weekly_spend(measured, prices, models[:1], replies=replies)
-    assert capped.high == pytest.approx(cohorts * (prompt * price_in + 8192 * price_out) / 1e6)
-    (k30,) = weekly_spend(measured, prices, models[:1], panel_size=30, replies=replies)
-    (k60,) = weekly_spend(measured, prices, models[:1], panel_size=60, replies=replies)
+    (capped,) = weekly_spend(sampled, prices, models[:1], replies=replies)
+    assert capped.high == pytest.approx(cohorts * (10_000 * price_in + 8192 * price_out) / 1e6)
+    (k30,) = weekly_spend(sampled, prices, models[:1], panel_size=30, replies=replies)
+    (k60,) = weekly_spend(sampled, prices, models[:1], panel_size=60, replies=replies)
     assert gpt.low < k30.low < k60.low  # the panel's rows and forecasts, through the builder
     assert panel_prompt_bytes(60) > panel_prompt_bytes(30) > 0
+    # The recorded payloads themselves: every response with usage fields, read in place
+    recorded = recorded_replies()
+    assert {r.provider for r in recorded} >= {"openai", "google", "x-ai", "anthropic"}
+    assert all(r.completion_tokens >= 0 for r in recorded)
 
 
 def test_the_report_prints_the_llm_spend_as_a_range_at_the_configured_k(

@@ -33,7 +33,10 @@ def lambda_seconds(
         + s3 * float(assumed["s3_request_seconds"])
         + upstream * float(assumed["upstream_request_seconds"])
     )
-    return float((usage.seconds * cpu_factor / share + waits) / calls)
+    cpu = max(
+        usage.seconds, 0.0
+    )  # the meter's own time subtracted can leave a tiny function below 0
+    return float((cpu * cpu_factor / share + waits) / calls)
 
 
 def _local(operation: str) -> bool:
