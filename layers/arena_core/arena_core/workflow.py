@@ -225,10 +225,30 @@ def bounded_failures(handler: Handler) -> Handler:
         except Exception as exc:
             # The whole error, trace included, goes to the function's log; the state gets less.
             logging.getLogger(__name__).error("step failed", exc_info=exc)
-            kind = type(type(exc).__name__, (Exception,), {"__module__": type(exc).__module__})
-            raise kind(bounded_text(str(exc), MAX_CAUSE_BYTES // 2)) from None
+            raise bounded_copy(exc).with_traceback(None) from None
 
     return step  # type: ignore[return-value]
+
+
+def bounded_copy(exc: Exception) -> Exception:
+    """``exc`` itself when its message is short enough; else an instance of a subclass of its
+    class with the same name (what Step Functions matches) and the message cut."""
+    text = str(exc)
+    limit = MAX_CAUSE_BYTES // 2
+    if len(json.dumps(text)) <= limit:
+        return exc
+    cls = type(exc)
+    attributes = {
+        "__init__": Exception.__init__,
+        "__str__": Exception.__str__,
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+    }
+    try:
+        return type(cls.__name__, (cls,), attributes)(bounded_text(text, limit))  # type: ignore[no-any-return]
+    except TypeError:  # a class that cannot be subclassed so: the name alone is kept
+        plain = type(cls.__name__, (Exception,), {"__module__": cls.__module__})
+        return plain(bounded_text(text, limit))  # type: ignore[no-any-return]
 
 
 def _bounded(limit: int) -> BeforeValidator:
