@@ -223,9 +223,11 @@ class ArenaStack(Stack):
             alarm_email=self.node.try_get_context("arena:alarmEmail"),
             dashboard=flag(self.node.try_get_context("arena:dashboard"), default=False),
         )
-        # Finalize names the agents of a run that ended without a decision, on the same topic.
-        functions["Finalize"].add_environment("ARENA_ALERT_TOPIC_ARN", monitoring.topic.topic_arn)
-        monitoring.topic.grant_publish(functions["Finalize"])
+        # Finalize names the agents of a run that ended without a decision, and the snapshot
+        # pass a stopped resolution, on the same topic.
+        for alerting in ("Finalize", "Snapshot"):
+            functions[alerting].add_environment("ARENA_ALERT_TOPIC_ARN", monitoring.topic.topic_arn)
+            monitoring.topic.grant_publish(functions[alerting])
         CfnOutput(self, "SiteUrl", value=site.url)
         CfnOutput(self, "StateMachineArn", value=workflow.state_machine.state_machine_arn)
         CfnOutput(self, "TableName", value=storage.table.table_name)

@@ -13,12 +13,14 @@ to it, each failure on the cheapest path that reports it reliably.
   and later failures sent nothing). A snapshot pass that could refresh none of its markets, or
   a resolution pass none of its markets, fails on purpose (``MarketRefreshError``): a pass
   that marks nothing reaches this queue instead of valuing every position at its last price.
-- No snapshot pass at all for 30 minutes, no resolution pass for 3 hours (a schedule disabled
-  or deleted, a function that cannot start): the alarms ``NoSnapshot`` and ``NoResolve`` on
-  the functions' free ``AWS/Lambda`` Invocations metric, missing data treated as breaching
-  (silence is the failure): without resolutions no cohort would ever complete.
+- No snapshot pass at all for 30 minutes (a schedule disabled or deleted, a function that
+  cannot start): the alarm ``NoSnapshot`` on the snapshot function's free ``AWS/Lambda``
+  Invocations metric, missing data treated as breaching (silence is the failure).
+- No resolution pass for 3 hours (without resolutions no cohort would ever complete): the
+  first snapshot pass of each hour reads when the last ran and publishes an alert itself
+  (``services/run_alerts.py``; one read an hour, where an alarm would cost $0.10 a month).
 
-Every alarm notifies on ALARM and on OK, and its description says what to do. Three alarms
+Every alarm notifies on ALARM and on OK, and its description says what to do. Two alarms
 ($0.10 a month each), no custom metric (a metric filter's metric would be one): every figure
 the handlers used to emit is in their JSON log lines. The dashboard is opt-in
 (``-c arena:dashboard=true``, $3.00 a month): the free ``AWS/Lambda`` and ``AWS/States``
@@ -51,7 +53,7 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
-from arena_core.constants import RESOLVE_PERIOD, RESOLVE_SILENCE, SNAPSHOT_SILENCE
+from arena_core.constants import SNAPSHOT_SILENCE
 
 RUN_FAILED = ("FAILED", "TIMED_OUT", "ABORTED")
 NO_SUBSCRIBER = (
@@ -73,11 +75,6 @@ WHAT_TO_DO = {
         "No snapshot pass ran for 30 minutes: positions are not marked and the site is not "
         "refreshed. Check the Snapshot schedule (EventBridge Scheduler, enabled?) and the "
         "Snapshot function (Lambda console: throttles, errors, its log group)."
-    ),
-    "NoResolve": (
-        "No resolution pass ran for 3 hours: nothing is settled and no cohort completes. "
-        "Check the Resolve schedule (EventBridge Scheduler, enabled?) and the Resolve function "
-        "(Lambda console: throttles, errors, its log group)."
     ),
 }
 
@@ -143,15 +140,6 @@ class Monitoring(Construct):
                 below=True,
                 missing=cloudwatch.TreatMissingData.BREACHING,
             ),
-            self._alarm(
-                "NoResolve",
-                functions["Resolve"].metric_invocations(
-                    period=Duration.seconds(RESOLVE_PERIOD.total_seconds()), statistic="Sum"
-                ),
-                below=True,
-                missing=cloudwatch.TreatMissingData.BREACHING,
-                periods=int(RESOLVE_SILENCE / RESOLVE_PERIOD),
-            ),
         ]
         self.dashboard = (
             self._dashboard(functions, state_machine, dead_letters) if dashboard else None
@@ -198,7 +186,6 @@ class Monitoring(Construct):
         *,
         below: bool = False,
         missing: cloudwatch.TreatMissingData = cloudwatch.TreatMissingData.NOT_BREACHING,
-        periods: int = 1,
     ) -> cloudwatch.Alarm:
         operator = (
             cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD
@@ -210,7 +197,7 @@ class Monitoring(Construct):
             name,
             metric=metric,
             threshold=1,
-            evaluation_periods=periods,
+            evaluation_periods=1,
             comparison_operator=operator,
             treat_missing_data=missing,
             alarm_description=WHAT_TO_DO[name].format(queue=self._queue_url),

@@ -18,8 +18,8 @@ Prices and volume move on every snapshot pass, as live markets do (the cost mode
 that churn costs). Volume grows on every pass (every market by the same factor, so the markets'
 order by volume never changes). A price moves on a pass with chance ``PRICE_MOVE_CHANCE`` and
 otherwise holds: the recorded history of an open market (``../shared/fixtures/polymarket/
-prices_history``, one token at ten-minute fidelity) moved on 10% of ten-minute steps over a
-month and 15% over its last day; the top markets trade more, so a quarter. When it moves, its
+prices_history``, one token) moved on 10% of ten-minute steps over a month and 15% over its
+last day: the busier of the two. When it moves, its
 noise is drawn afresh and its drift toward the recorded outcome catches up; the resolution
 itself happens at its exact seeded time.
 
@@ -40,9 +40,9 @@ from decimal import Decimal
 from typing import Any
 
 STEP = timedelta(minutes=10)  # a snapshot pass: prices may move, volume moves, every step
-PRICE_MOVE_CHANCE = 0.25  # a price moves on a quarter of the passes (recorded: 10-15%)
+PRICE_MOVE_CHANCE = 0.15  # a price moves on 15% of passes, as recorded (its last day; 10% a month)
 VOLUME_GROWTH = 1e-4  # volume grows by this share of the recorded volume every pass
-LOOKBACK = 72  # steps searched back for the last move (12 hours: 0.75**72 ≈ 1e-9 of none)
+LOOKBACK = 144  # steps searched back for the last move (a day: 0.85**144 ≈ 1e-10 of none)
 NOISE = 0.04
 FLOOR, CEILING = Decimal("0.01"), Decimal("0.99")
 

@@ -190,10 +190,10 @@ def test_site_is_cloudfront_with_oac_https_and_security_headers(template: Templa
     template.has_output("SiteUrl", {})
 
 
-def test_monitoring_three_alarms_a_failed_run_rule_and_no_dashboard(raw: dict[str, Any]) -> None:
+def test_monitoring_two_alarms_a_failed_run_rule_and_no_dashboard(raw: dict[str, Any]) -> None:
     alarms = resources(raw, "AWS::CloudWatch::Alarm")
     names = sorted(k.removeprefix("Monitoring")[:-8] for k in alarms)
-    assert names == ["DeadLetters", "NoResolve", "NoSnapshot"]
+    assert names == ["DeadLetters", "NoSnapshot"]
     no_snapshot = next(v for k, v in alarms.items() if "NoSnapshot" in k)["Properties"]
     # The free AWS/Lambda metric of the snapshot function, not a custom one
     assert (no_snapshot["Namespace"], no_snapshot["MetricName"]) == ("AWS/Lambda", "Invocations")
@@ -210,16 +210,21 @@ def test_monitoring_three_alarms_a_failed_run_rule_and_no_dashboard(raw: dict[st
     ]
     assert rule["Properties"]["Targets"][0]["Arn"] == {"Ref": topic}
     assert resources(raw, "AWS::CloudWatch::Dashboard") == {}
-    # Finalize names a run's failed agents on the same topic, and only it may publish there
-    finalize = raw["Resources"][logical(raw, "FunctionsFinalize")]["Properties"]
-    assert finalize["Environment"]["Variables"]["ARENA_ALERT_TOPIC_ARN"] == {"Ref": topic}
+    # Finalize names a run's failed agents on the same topic, the snapshot pass a stopped
+    # resolution: they alone may publish there
+    for publisher in ("FunctionsFinalize", "FunctionsSnapshot"):
+        function = raw["Resources"][logical(raw, publisher)]["Properties"]
+        assert function["Environment"]["Variables"]["ARENA_ALERT_TOPIC_ARN"] == {"Ref": topic}
     publishers = {
         json.dumps(policy["Properties"]["Roles"])
         for policy in resources(raw, "AWS::IAM::Policy").values()
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]
         if "sns:Publish" in actions(statement)
     }
-    assert len(publishers) == 1 and "FunctionsFinalize" in publishers.pop()
+    assert len(publishers) == 2
+    assert {"FunctionsFinalize", "FunctionsSnapshot"} == {
+        name for name in ("FunctionsFinalize", "FunctionsSnapshot") for p in publishers if name in p
+    }
 
 
 def _alarm(raw: dict[str, Any], name: str) -> dict[str, Any]:
@@ -238,25 +243,13 @@ def test_the_dead_letter_alarm_counts_messages_sent_so_it_never_latches(
     assert (letters["Statistic"], letters["Period"], letters["Threshold"]) == ("Sum", 300, 1)
     assert letters["TreatMissingData"] == "notBreaching"
     (topic,) = resources(raw, "AWS::SNS::Topic")
-    for name in ("DeadLetters", "NoSnapshot", "NoResolve"):
+    for name in ("DeadLetters", "NoSnapshot"):
         alarm = _alarm(raw, name)
         assert alarm["OKActions"] == [{"Ref": topic}], name  # told when it is over
     description = json.dumps(letters["AlarmDescription"])
     assert "aws sqs receive-message" in description and "aws sqs purge-queue" in description
     assert logical(raw, "SchedulesDeadLetters", "AWS::SQS::Queue") in description  # its URL
-    for name in ("NoSnapshot", "NoResolve"):
-        assert "Check the" in _alarm(raw, name)["AlarmDescription"]
-
-
-def test_a_stopped_resolution_alarms_at_no_custom_metric_cost(raw: dict[str, Any]) -> None:
-    """Without resolutions no cohort ever completes: the free AWS/Lambda Invocations of the
-    resolve function, three hourly periods, silence breaching."""
-    resolve = _alarm(raw, "NoResolve")
-    assert (resolve["Namespace"], resolve["MetricName"]) == ("AWS/Lambda", "Invocations")
-    assert resolve["Dimensions"][0]["Value"] == {"Ref": logical(raw, "FunctionsResolve")}
-    assert (resolve["Period"], resolve["EvaluationPeriods"]) == (3600, 3)
-    assert resolve["TreatMissingData"] == "breaching"
-    assert resolve["ComparisonOperator"] == "LessThanThreshold"
+    assert "Check the" in _alarm(raw, "NoSnapshot")["AlarmDescription"]
 
 
 def test_eventbridge_may_publish_to_the_topic_only_for_the_failed_run_rule(

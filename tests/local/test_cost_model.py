@@ -158,7 +158,7 @@ def test_occurrences_per_month_follow_the_schedules(
         sum(schedules(template).values())
     )
     alarms = [r for r in template["Resources"].values() if r["Type"] == "AWS::CloudWatch::Alarm"]
-    assert lines["CloudWatch alarms, as alarm metrics"].quantity == len(alarms) == 3
+    assert lines["CloudWatch alarms, as alarm metrics"].quantity == len(alarms) == 2
     assert lines["CloudWatch dashboards"].quantity == 0
     assert lines["CloudWatch custom metrics, by emitting cadence"].quantity == 0
 

@@ -199,6 +199,8 @@ def snapshot_and_publish(c: Container, *, weekly: bool = False) -> SnapshotResul
         c.stores, c.market_source, c.clock, reads=reads, require_refresh=not weekly
     ).run()
     c.stores.views.record_job_run("snapshot", report.taken_at)
+    if not weekly:
+        watch_resolution(c, report.taken_at)
     scope = WEEKLY if weekly else tick_scope(c)
     # The snapshots just written are the live agents' latest: the publication reads none back.
     site = publish_site(c, scope, fresh=report.snapshots) if scope else None
@@ -215,6 +217,17 @@ def snapshot_and_publish(c: Container, *, weekly: bool = False) -> SnapshotResul
         site_uploaded=site.uploaded if site else 0,
         site_scope=site.scope if site else None,
     )
+
+
+def watch_resolution(c: Container, now: datetime) -> None:
+    """The first pass of each hour alerts when no resolution pass ran for three hours (no
+    cohort would ever complete): one read, no alarm or custom metric to pay for."""
+    from arena_core.services.run_alerts import alert_stalled_resolution  # noqa: PLC0415
+    from arena_core.services.snapshot import opens_hour  # noqa: PLC0415
+
+    if c.alerts is None or not opens_hour(now):
+        return
+    alert_stalled_resolution(c.alerts, c.stores.views.job_runs().get("resolve"), now)
 
 
 def finalize(c: Container, event: FinalizeInput) -> FinalizeResult:

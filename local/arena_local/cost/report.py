@@ -23,10 +23,10 @@ GIVEN_UP = (
     "No custom metric ($0.30 each a month): decisions, fallbacks, rejected trades, retries, "
     "snapshot durations and stale positions are in the handlers' JSON log lines, graphed only "
     "by Logs Insights.",
-    "Three alarms instead of ten: no alert for a transient error a retry absorbed; a scheduled "
+    "Two alarms instead of ten: no alert for a transient error a retry absorbed; a scheduled "
     "function's failure (a pass that refreshes no market included) alerts only after Lambda's "
     "two retries (dead-letter queue); a failed run by an EventBridge rule, a failed agent by "
-    "Finalize's message; a stopped snapshot or resolution schedule by its own alarm.",
+    "Finalize's message, a stopped resolution by the snapshot pass's hourly check.",
     "An unencrypted alarm topic (a customer managed key would cost $1.00): messages carry only "
     "alarm names, run and agent ids.",
     "Live cohorts' pages and charts redrawn daily (and after each run); their figures follow "

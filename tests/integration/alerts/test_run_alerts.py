@@ -5,7 +5,7 @@ an e-mail subscriber would get), and Finalize wired through the container."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import boto3
 import pytest
@@ -15,11 +15,18 @@ from arena_core.adapters.sns_alerts import SnsAlerts
 from arena_core.bootstrap import Container, Injected
 from arena_core.domain.decision_status import DecisionStatus
 from arena_core.errors import AlertError
-from arena_core.services.run_alerts import alert_failed_agents, failed_agents
+from arena_core.ports.clock import FixedClock
+from arena_core.services.run_alerts import (
+    alert_failed_agents,
+    alert_stalled_resolution,
+    failed_agents,
+)
 from arena_core.settings import ArenaSettings
 from arena_core.workflow import DecideOutput, FailureRecord, FinalizeInput
+from arena_local.memory import memory_stores
 from tests.support.alerts import RecordingAlerts
 from tests.support.aws import embedded_aws
+from tests.support.markets import StaticMarketSource
 
 RUN_AT = datetime(2026, 3, 1, 0, 5, tzinfo=UTC)
 
@@ -195,3 +202,41 @@ def test_the_adapter_bounds_what_sns_would_refuse() -> None:
     assert body["Subject"] == "run \ufffd failed"
     assert len(body["Message"].encode()) <= 250_000
     assert body["Message"].endswith("(cut: the message was too long for SNS)")
+
+
+def test_a_stopped_resolution_is_alerted_every_hour_from_the_snapshot_pass() -> None:
+    """Without resolutions no cohort ever completes, and nobody was told. The first snapshot
+    pass of each hour reads when the last resolution ran (no alarm, no custom metric)."""
+    alerts = RecordingAlerts()
+    stores = memory_stores()
+    container = Container(
+        ArenaSettings(table_name="t", audit_bucket="a"),
+        injected=Injected(stores=stores, alerts=alerts),
+    )
+    hour = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
+    stores.views.record_job_run("resolve", hour - timedelta(hours=2))
+    entrypoints.watch_resolution(container, hour)  # two hours: not yet
+    stores.views.record_job_run("resolve", hour - timedelta(hours=4))  # older: not moved back
+    assert alerts.sent == []
+    entrypoints.watch_resolution(container, hour + timedelta(hours=1, minutes=10))  # not :00
+    assert alerts.sent == []
+    entrypoints.watch_resolution(container, hour + timedelta(hours=2))  # 4 hours since
+    ((subject, message),) = alerts.sent
+    assert subject == "Forecaster Arena: no resolution pass for 4 hours"
+    assert "Check the Resolve schedule" in message
+    assert alert_stalled_resolution(alerts, None, hour) is False  # never ran: not judged
+
+
+def test_the_snapshot_tick_watches_the_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    watched: list[datetime] = []
+    monkeypatch.setattr(entrypoints, "watch_resolution", lambda c, now: watched.append(now))
+    stores = memory_stores()
+    clock = FixedClock(datetime(2026, 3, 4, 12, 0, tzinfo=UTC))
+    container = Container(
+        ArenaSettings(table_name="t", audit_bucket="a"),
+        clock=clock,
+        injected=Injected(stores=stores, market_source=StaticMarketSource([])),
+    )
+    monkeypatch.setattr(entrypoints, "tick_scope", lambda c: None)
+    entrypoints.snapshot_and_publish(container)
+    assert watched == [clock.now()]

@@ -1,4 +1,5 @@
-"""One alert per decision run in which an agent ended without a decision.
+"""One alert per decision run in which an agent ended without a decision; one an hour while
+the resolution passes have stopped.
 
 The Map's Catch keeps one agent's failure from failing the run, so a run whose agents failed
 still succeeds, and the failed-run rule never fires for it. Finalize therefore names them in one
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from arena_core.constants import RESOLVE_SILENCE
 from arena_core.domain.decision_status import DecisionStatus
 from arena_core.domain.text import inert_text
 from arena_core.ports.alerts import Alerts
@@ -99,3 +101,21 @@ def alert_failed_agents(
         subject = f"Forecaster Arena: {len(failed)} agent(s) failed in run {run_id}"
         alerts.send(subject, alert_message(run_id, run_at, failed))
     return [f.agent_id for f in failed]
+
+
+def alert_stalled_resolution(alerts: Alerts, last: datetime | None, now: datetime) -> bool:
+    """Alert when the last resolution pass is older than ``RESOLVE_SILENCE`` (a schedule
+    disabled, a function that cannot start: nothing settles, no cohort completes); whether it
+    did. A deployment whose resolution never ran yet is not judged (its first is within the
+    hour)."""
+    if last is None or now - last <= RESOLVE_SILENCE:
+        return False
+    hours = (now - last).total_seconds() / 3600
+    alerts.send(
+        f"Forecaster Arena: no resolution pass for {hours:.0f} hours",
+        f"The last resolution pass ran at {last:%Y-%m-%d %H:%M} UTC ({hours:.1f} hours ago): "
+        "nothing is settled and no cohort completes. Check the Resolve schedule (EventBridge "
+        "Scheduler: enabled?) and the Resolve function (Lambda console: throttles, errors, its "
+        "log group). This alert repeats every hour until a pass runs.",
+    )
+    return True
