@@ -16,6 +16,7 @@ from typing import Any, cast
 import pytest
 
 from arena_core.domain.lineup import BASELINES
+from arena_local.cost.compute_lines import lambda_seconds, upstream_rounds
 from arena_local.cost.init import import_seconds
 from arena_local.cost.lines import all_lines, line_map
 from arena_local.cost.llm import (
@@ -307,3 +308,18 @@ def test_init_is_the_imports_cpu_time_not_the_wall_clocks(
     (tmp_path / "waits_on_import.py").write_text("import time\ntime.sleep(0.5)\n")
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     assert import_seconds("waits_on_import") < 0.25
+
+
+def test_batched_upstream_requests_are_waited_for_in_rounds() -> None:
+    """A snapshot pass fetches its markets' batches in parallel (the Gamma client's
+    concurrency): it waits for rounds of requests, not for each in turn."""
+    assert upstream_rounds(0, 10, 4) == 0
+    assert upstream_rounds(30, 10, 4) == 10  # three batches a pass: one round each
+    assert upstream_rounds(50, 10, 4) == 20  # five: two rounds
+    assert upstream_rounds(30, 10, 1) == 30  # one at a time (Prepare's pages)
+    usage = Usage()
+    usage.invocations, usage.requests["http:gamma-api.polymarket.com"] = 10, 30
+    assumed = load_prices()["assumptions"]
+    serial = lambda_seconds(usage, 1024, assumed)
+    batched = lambda_seconds(usage, 1024, assumed, parallel=4)
+    assert serial - batched == pytest.approx(2 * assumed["upstream_request_seconds"])

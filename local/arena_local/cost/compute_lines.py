@@ -5,21 +5,41 @@ on Graviton (arm64), so every CPU-derived quantity is a range: the CPU part time
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from arena_core.adapters.polymarket import GammaMarketSource
 from arena_local.cost.meter import Usage
 from arena_local.cost.model import PUBLISHER, Line, functions
 from arena_local.cost.steady import Measured
 
+# Functions whose upstream requests are batches of markets by id, fetched in parallel (the
+# client's own concurrency): a pass waits for rounds of them, not for each in turn. Prepare's
+# pages of the top markets are fetched one after another.
+BATCHED_UPSTREAM = frozenset({"Snapshot", "Resolve", "Finalize"})
+BATCH_CONCURRENCY = int((GammaMarketSource.__init__.__kwdefaults__ or {})["concurrency"])
+
+
+def upstream_rounds(requests: float, calls: int, parallel: int) -> float:
+    """Rounds of upstream requests over ``calls`` invocations: each invocation's requests
+    ``parallel`` at a time."""
+    per_call = requests / max(calls, 1)
+    return calls * math.ceil(per_call / parallel) if per_call else 0.0
+
 
 def lambda_seconds(
-    usage: Usage, memory: int, assumed: dict[str, Any], cpu_factor: float = 1.0
+    usage: Usage,
+    memory: int,
+    assumed: dict[str, Any],
+    cpu_factor: float = 1.0,
+    *,
+    parallel: int = 1,
 ) -> float:
     """Seconds a deployed function would be billed per occurrence: the CPU the sample measured
     on a whole core (times ``cpu_factor``: Graviton against this machine), at the share of a
     vCPU the memory buys (a whole one at 1,769 MB), plus the waits an in-process run does not
-    have: each DynamoDB and S3 request and each upstream request over the internet (a model's
-    reply is counted apart)."""
+    have: each DynamoDB and S3 request and each round of upstream requests over the internet
+    (``parallel`` at a time; a model's reply is counted apart)."""
     calls = max(usage.invocations, 1)
     share = min(1.0, memory / float(assumed["lambda_full_vcpu_mb"]))
     dynamodb = sum(c for op, c in usage.requests.items() if op.startswith("dynamodb:"))
@@ -31,11 +51,9 @@ def lambda_seconds(
     waits = (
         dynamodb * float(assumed["dynamodb_request_seconds"])
         + s3 * float(assumed["s3_request_seconds"])
-        + upstream * float(assumed["upstream_request_seconds"])
+        + upstream_rounds(upstream, calls, parallel) * float(assumed["upstream_request_seconds"])
     )
-    cpu = max(
-        usage.seconds, 0.0
-    )  # the meter's own time subtracted can leave a tiny function below 0
+    cpu = max(usage.seconds, 0.0)  # the meter's own time left out can leave a tiny one below 0
     return float((cpu * cpu_factor / share + waits) / calls)
 
 
@@ -110,9 +128,9 @@ def function_seconds(
 ) -> float:
     """A function's billed seconds per month, its publications' with it and, for Decide, the
     model's replies (the LLM agents' share of decisions)."""
-    seconds = n[name] * lambda_seconds(
-        measured.usage.get(name, Usage()), memory, assumed, cpu_factor
-    )
+    parallel = BATCH_CONCURRENCY if name in BATCHED_UPSTREAM else 1
+    own = measured.usage.get(name, Usage())
+    seconds = n[name] * lambda_seconds(own, memory, assumed, cpu_factor, parallel=parallel)
     if name == "Decide":
         llm = measured.llm_agents / measured.agents
         seconds += n[name] * llm * assumed["llm_reply_seconds"]
