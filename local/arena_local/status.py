@@ -69,6 +69,8 @@ class Status(_Fact):
     site: str | None
     # The site's last publications: scope, why, what they uploaded and computed again.
     publications: tuple[Report, ...] = ()
+    # Confirmed and pending subscriptions to the alarm topic (None: not read, a demo).
+    subscribers: tuple[int, int] | None = None
 
 
 def decision_state(record: DecisionRecord | None, running: bool) -> str:
@@ -194,6 +196,7 @@ def render(status: Status) -> list[str]:
     lines += [f"  {shown(e.name)}: {shown(e.status)}, started {when(e.started)}" for e in failed]
     letters = "unknown" if status.dead_letters is None else str(status.dead_letters)
     lines.append(f"Messages in the dead-letter queue: {letters}")
+    lines += subscriber_lines(status.subscribers)
     lines.append(f"Site: {shown(status.site or 'not published')}")
     lines += _publications(status.publications, when)
     return lines
@@ -215,6 +218,23 @@ def _publications(reports: tuple[Report, ...], when: Callable[[datetime], str]) 
         lines += [f"    uploaded {shown(p)}" for p in report.paths[:DETAILS_SHOWN]]
         lines += [f"    computed again {shown(m)}" for m in report.misses[:DETAILS_SHOWN]]
     return lines
+
+
+def subscriber_lines(subscribers: tuple[int, int] | None) -> list[str]:
+    """Who receives the alerts, with a warning when no subscription is confirmed."""
+    if subscribers is None:
+        return []
+    confirmed, pending = subscribers
+    if confirmed:
+        return [f"Alerts: {confirmed} confirmed subscription(s) to the alarm topic"]
+    waiting = (
+        f" ({pending} pending: confirm the e-mail AWS sent)"
+        if pending
+        else " (deploy with -c arena:alarmEmail=you@example.com, or subscribe to AlarmTopicArn)"
+    )
+    return [
+        f"WARNING: no confirmed subscription to the alarm topic: nobody receives alerts{waiting}"
+    ]
 
 
 def shown(text: str) -> str:

@@ -93,9 +93,35 @@ def _deployed(stack: str, now: datetime) -> Status:
     letters = int(attributes["ApproximateNumberOfMessages"])
     site = outputs.values.get("SiteBucket")
     published = last_publications(S3SitePublisher(s3, site)) if site else ()
-    return collect(
-        stores, now, executions, letters, outputs.values.get("SiteUrl"), publications=published
-    )
+    url = outputs.values.get("SiteUrl")
+    status = collect(stores, now, executions, letters, url, publications=published)
+    topic = outputs.values.get("AlarmTopicArn")
+    if topic is None:
+        return status
+    (sns,) = operations.clients("sns")
+    return status.model_copy(update={"subscribers": subscriptions(sns, topic)})
+
+
+PENDING = frozenset({"PendingConfirmation", "Deleted"})  # SNS's SubscriptionArn until confirmed
+
+
+def subscriptions(sns: Any, topic_arn: str) -> tuple[int, int]:
+    """Confirmed and pending subscriptions to the alarm topic."""
+    confirmed = pending = 0
+    token: str | None = None
+    while True:
+        with operations.aws_errors("list_subscriptions_by_topic"):
+            page = sns.list_subscriptions_by_topic(
+                TopicArn=topic_arn, **({"NextToken": token} if token else {})
+            )
+        for found in page.get("Subscriptions", []):
+            if found.get("SubscriptionArn") in PENDING:
+                pending += 1
+            else:
+                confirmed += 1
+        token = page.get("NextToken")
+        if not token:
+            return confirmed, pending
 
 
 def _execution(listed: dict[str, Any]) -> Execution:

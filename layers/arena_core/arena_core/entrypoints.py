@@ -106,7 +106,10 @@ def prepare(c: Container, event: RunInput) -> PreparedRun:
         horizon=c.settings.decision_horizon,
         panel=panel_settings(c),
     )
-    request = RunRequest(week, event.cohort_ids, event.agent_ids, event.max_concurrency or 0)
+    concurrency = event.max_concurrency
+    if concurrency is None:  # the schedule's run, or a rerun that does not say
+        concurrency = c.settings.run_concurrency
+    request = RunRequest(week, event.cohort_ids, event.agent_ids, concurrency)
     return service.prepare(request)
 
 
@@ -162,8 +165,14 @@ def snapshot_and_publish(c: Container, *, weekly: bool = False) -> SnapshotResul
     # A tick reads eventually consistent (its last write is ten minutes old); the pass after a
     # decision run reads what the run has just written, so strongly.
     reads = c.stores if weekly else c.reading_stores
-    report = SnapshotService(c.stores, c.market_source, c.clock, reads=reads).run()
+    # A scheduled pass that refreshed no market fails (the operator is told); the pass after
+    # a decision run marks at the last prices rather than leave the run unreported.
+    report = SnapshotService(
+        c.stores, c.market_source, c.clock, reads=reads, require_refresh=not weekly
+    ).run()
     c.stores.views.record_job_run("snapshot", report.taken_at)
+    if not weekly:
+        watch_resolution(c, report.taken_at)
     # The snapshots just written are the live agents' latest: the publication reads none back.
     site = publish_site(c, WEEKLY if weekly else None, fresh=report.snapshots)
     if weekly and site.lease == "busy":  # the run's Retry tries Finalize again
@@ -184,6 +193,17 @@ def snapshot_and_publish(c: Container, *, weekly: bool = False) -> SnapshotResul
         site_scope=site.scope,
         site_why=site.why,
     )
+
+
+def watch_resolution(c: Container, now: datetime) -> None:
+    """The first pass of each hour alerts when no resolution pass ran for three hours (no
+    cohort would ever complete): one read, no alarm or custom metric to pay for."""
+    from arena_core.services.run_alerts import alert_stalled_resolution  # noqa: PLC0415
+    from arena_core.services.snapshot import opens_hour  # noqa: PLC0415
+
+    if c.alerts is None or not opens_hour(now):
+        return
+    alert_stalled_resolution(c.alerts, c.stores.views.job_runs().get("resolve"), now)
 
 
 def finalize(c: Container, event: FinalizeInput) -> FinalizeResult:

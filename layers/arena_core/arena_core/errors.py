@@ -220,6 +220,12 @@ class RetryableUpstreamError(UpstreamError):
     """A transient failure that survived the client's own retries."""
 
 
+class MarketRefreshError(UpstreamError):
+    """A snapshot or resolution pass got none of its markets back (every fetch failed): it
+    fails rather than mark at the last prices, so its scheduled invocation reaches the
+    dead-letter queue and the operator."""
+
+
 class FatalUpstreamError(UpstreamError):
     """A failure retrying cannot fix (bad key, no credits, unknown model, bad request)."""
 
@@ -238,6 +244,11 @@ class UpstreamCreditsError(FatalUpstreamError):
 
 class UpstreamNotFoundError(FatalUpstreamError):
     """404: no endpoint serves the requested model (or route)."""
+
+
+class LLMBudgetExceededError(FatalUpstreamError):
+    """The week's LLM spend reached the deployment's weekly budget: the model is not asked and
+    the decision fails, not retried (a rerun after the budget is raised asks again)."""
 
 
 class UpstreamBadRequestError(FatalUpstreamError):

@@ -7,6 +7,8 @@ parameter (a SecureString) that holds it is.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -36,7 +38,15 @@ class ArenaSettings(BaseSettings):
     max_attempts: int = Field(default=3, ge=1)
     lease_minutes: int = Field(default=15, ge=1)
     llm_max_tokens: int = Field(default=4096, ge=256)
+    # Dollars the models may cost in one run week (every cohort's agents together); once spent,
+    # an agent is not asked and its decision fails, not retried. None: no budget.
+    llm_weekly_budget: Decimal | None = Field(default=None, ge=0)
     llm_timeout_seconds: float = Field(default=240.0, gt=0)
+    # Agents the weekly run decides at once when its input names no max_concurrency (0: all).
+    # A new account may start with 10 concurrent Lambda executions, and the snapshot and
+    # resolve functions run beside the run: beyond the quota Decide is throttled, retried three
+    # times and recorded as failed. 5 leaves room for them; raise it once the quota is raised.
+    run_concurrency: int = Field(default=5, ge=0, le=10_000)
     include_llms: bool = True
     include_baselines: bool = True
     baseline_seed: int = 0

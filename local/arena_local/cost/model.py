@@ -40,10 +40,20 @@ class Line:
     unit: str
     price: float  # per unit
     pool: str | None = None  # the always-free allowance (prices.json free_tier) it draws on
+    high: float | None = None  # a range's upper quantity (CPU seconds on Graviton); None: exact
 
     @property
     def dollars(self) -> float:
         return self.quantity * self.price
+
+    @property
+    def top(self) -> float:
+        """The quantity at the top of its range."""
+        return self.quantity if self.high is None else self.high
+
+    @property
+    def dollars_high(self) -> float:
+        return self.top * self.price
 
 
 def load_prices(path: Path = PRICES) -> dict[str, Any]:
