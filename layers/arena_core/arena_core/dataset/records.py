@@ -43,6 +43,8 @@ class DecisionView:
     record: DecisionRecord
     outcome: DecisionOutcome | None
     reasoning: str = ""
+    # The cohort's markets its reasoning names by id, with their questions (``site/reasoning``).
+    named: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -75,6 +77,10 @@ class CohortView:
     def question(self, market_id: str) -> str:
         market = self.markets.get(market_id)
         return market.question if market else market_id
+
+    def market_questions(self) -> dict[str, str]:
+        """Every market of the cohort's, by id: its question."""
+        return {market_id: market.question for market_id, market in self.markets.items()}
 
     def records(self) -> list[DecisionRecord]:
         return [d.record for a in self.agents for d in a.decisions]

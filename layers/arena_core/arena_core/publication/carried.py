@@ -55,6 +55,7 @@ class FeedEntry(BaseModel):
     agent: Agent
     record: DecisionRecord
     reasoning: str
+    named: dict[str, str] = {}  # the cohort's markets the reasoning names (``DecisionView``)
 
 
 class History(BaseModel):

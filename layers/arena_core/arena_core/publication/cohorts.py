@@ -33,6 +33,7 @@ from arena_core.ports.stores import (
 )
 from arena_core.ports.view_store import ViewStore
 from arena_core.publication.captured import captured_market
+from arena_core.site.reasoning import mentioned
 from arena_core.site.series import agent_charts
 
 
@@ -133,7 +134,8 @@ class CohortReader:
             records.scores,
         )
         view.positions = [_position_view(p, markets.get(p.market_id)) for p in records.positions]
-        view.decisions = [self._decision_view(d) for d in records.decisions]
+        questions = {market_id: market.question for market_id, market in markets.items()}
+        view.decisions = [self._decision_view(d, questions) for d in records.decisions]
         if not charts:
             return view
         view.hourly = with_open_hour(
@@ -149,9 +151,10 @@ class CohortReader:
         view.charts = agent_charts(agent.display_name, recent, view.hourly, end)
         return view
 
-    def _decision_view(self, record: DecisionRecord) -> DecisionView:
+    def _decision_view(self, record: DecisionRecord, questions: Mapping[str, str]) -> DecisionView:
         outcome = record.outcome
-        return DecisionView(record, outcome, self._reasoning(outcome))
+        reasoning = self._reasoning(outcome)
+        return DecisionView(record, outcome, reasoning, mentioned(reasoning, questions))
 
     def _reasoning(self, outcome: DecisionOutcome | None) -> str:
         if outcome is None:

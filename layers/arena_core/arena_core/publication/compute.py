@@ -76,7 +76,7 @@ def _decisions(reads: Reads, views: list[CohortView]) -> list[tuple[Agent, Decis
     """Every live cohort's decisions and the sealed cohorts' latest."""
     live = [(a.agent, d) for view in views for a in view.agents for d in a.decisions]
     kept = [
-        (e.agent, DecisionView(e.record, e.record.outcome, e.reasoning))
+        (e.agent, DecisionView(e.record, e.record.outcome, e.reasoning, e.named))
         for e in reads.sealed.decisions()
     ]
     return live + kept
@@ -90,12 +90,17 @@ def _feed(reads: Reads, decisions: list[tuple[Agent, DecisionView]] | None) -> l
         views = [reads.reader.cohort_view(c, charts=False) for c in reads.live]
         decisions = _decisions(reads, views)
     if decisions is None:
-        return [FeedItem(e.agent, DecisionView(e.record, e.record.outcome, e.reasoning))
+        return [FeedItem(e.agent, DecisionView(e.record, e.record.outcome, e.reasoning, e.named))
                 for e in carried.feed or []]  # fmt: skip
     ordered = sorted(decisions, key=lambda i: (i[1].record.updated_at, i[1].record.decision_id))
     feed = [FeedItem(agent, decision) for agent, decision in ordered[::-1][:FEED_LENGTH]]
     carried.feed = [
-        FeedEntry(agent=i.agent, record=i.decision.record, reasoning=i.decision.reasoning)
+        FeedEntry(
+            agent=i.agent,
+            record=i.decision.record,
+            reasoning=i.decision.reasoning,
+            named=dict(i.decision.named),
+        )
         for i in feed
     ]
     return feed

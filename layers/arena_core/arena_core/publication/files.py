@@ -16,6 +16,7 @@ from arena_core.dataset.tables import GLOBAL_TABLES
 from arena_core.domain.decisions import DecisionRecord
 from arena_core.errors import ArenaError
 from arena_core.ports.publisher import LazyFile, lazy_files
+from arena_core.publication.cohorts import families
 from arena_core.publication.compute import Computed
 from arena_core.publication.details import decisions_marker, read_details
 from arena_core.publication.kept import kept_files
@@ -47,8 +48,9 @@ def site_files(
         )  # fmt: skip
         files += lazy_files(exports.table_files("data", "costs", computed.costs))
         rows = reads.markets.rows()
+        names = {spec.family_id: spec.display_name for spec in families(reads.cohorts)}
         files += lazy_files(
-            exports.table_files("data", "markets", rows) | renderer.markets_index(rows)
+            exports.table_files("data", "markets", rows) | renderer.markets_index(rows, names)
         )
         for week, found in computed.universes.items():
             universe = exports.table_files("data/universes", "universe", found, week.isoformat())
@@ -115,12 +117,14 @@ def decision_files(reads: Reads, renderer: SiteRenderer, view: CohortView) -> li
     marker = decisions_marker(records).decode()
     files += reads.memo.files(f"cohort/{cohort_id}/details", marker, detail_tables)
     results = results_marker(view)
+    named = {d.record.decision_id: d.named for a in view.agents for d in a.decisions}
     for record in records:
         decision_id = record.decision_id
         inputs = [
             f"{record.status.value} {record.updated_at.isoformat()}",
             results.get(decision_id),
             _markets_of(view, record),
+            sorted(named.get(decision_id, {}).items()),  # the markets its reasoning names
         ]
 
         def page(found: str = decision_id) -> dict[str, bytes]:

@@ -15,7 +15,7 @@ from arena_core.ports.publisher import LazyFile
 from arena_core.publication.markets import market_views, touching
 from arena_core.publication.reads import Reads
 from arena_core.publication.sealing import final_files
-from arena_core.site.environment import page_path
+from arena_core.site.paths import page_path
 from arena_core.site.render import SiteRenderer
 
 

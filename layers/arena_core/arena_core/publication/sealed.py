@@ -99,7 +99,7 @@ def latest_decisions(view: CohortView) -> list[FeedEntry]:
         (
             d.record.updated_at,
             d.record.decision_id,
-            FeedEntry(agent=a.agent, record=d.record, reasoning=d.reasoning),
+            FeedEntry(agent=a.agent, record=d.record, reasoning=d.reasoning, named=dict(d.named)),
         )
         for a in view.agents
         for d in a.decisions

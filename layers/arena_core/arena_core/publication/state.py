@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from arena_core.ports.publisher import INTERNAL, digest
 from arena_core.publication.carried import Carried
 
-VERSION = 5
+VERSION = 6  # 6: the feed keeps the markets a reasoning names
 PREFIX = f"{INTERNAL}state/"
 REPORTS_KEPT = 20
 

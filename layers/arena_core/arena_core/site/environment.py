@@ -7,7 +7,6 @@ times and the file names of pages.
 from __future__ import annotations
 
 import functools
-import re
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
@@ -17,22 +16,10 @@ from markupsafe import Markup, escape
 
 from arena_core.domain.text import inert_text
 from arena_core.site.charts import DrawnSeries
+from arena_core.site.paths import page_stem
+from arena_core.site.reasoning import linked
 
 HERE = Path(__file__).parent
-# File names an index page takes in a folder of pages named by id: a page whose id is one of them
-# is named with a ``~`` after it (no id's alphabet holds ``~``), so no id can replace an index.
-RESERVED_STEMS = frozenset({"index"})
-
-
-def page_stem(identifier: str) -> str:
-    """The file name (without ``.html``) of the page of a market or model named ``identifier``:
-    the id itself, unless an index page takes that name (compared case-blind, as a folder on a
-    case-blind disk would)."""
-    return f"{identifier}~" if identifier.casefold() in RESERVED_STEMS else identifier
-
-
-def page_path(folder: str, identifier: str) -> str:
-    return f"{folder}/{page_stem(identifier)}.html"
 
 
 def _fixed(value: Decimal | None, places: str) -> str:
@@ -65,27 +52,6 @@ def _share(value: Decimal | float | None) -> str:
         return "—"
     exact = value if isinstance(value, Decimal) else Decimal(repr(value))
     return f"{_fixed(exact * 100, '0.1')}%"
-
-
-NEEDS = re.compile(
-    r"^(\d+) of (\d+) (weeks|events|matured cohorts|matured forecasts|cohorts) needed$"
-)
-NEEDS_UNITS = {
-    "weeks": "wk",
-    "events": "events",
-    "matured cohorts": "cohorts",
-    "matured forecasts": "forecasts",
-    "cohorts": "cohorts",
-}
-
-
-def _short_needs(text: str) -> str:
-    """What an interval still needs, short enough for a table cell: "3/8 wk"."""
-    found = NEEDS.match(text)
-    if found is None:
-        return text.removesuffix(" needed")
-    have, need, unit = found.groups()
-    return f"{have}/{need} {NEEDS_UNITS[unit]}"
 
 
 def _short_name(name: str) -> str:
@@ -134,11 +100,11 @@ def environment() -> Environment:
         num=_sort_value,
         places=_decimal_places,
         count=lambda v: "—" if v is None else f"{v:,.0f}",
-        short_needs=_short_needs,
         short_name=_short_name,
         when=_when,
         marks=_marks,
         page=page_stem,
+        linked=linked,
     )
     return env
 

@@ -14,7 +14,7 @@ from arena_core.analysis.families import FamilyResult
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.lineup import AgentSpec
 from arena_core.domain.releases import LineupRelease
-from arena_core.site.environment import page_path
+from arena_core.site.paths import page_path
 from arena_core.site.reliability import ReliabilityDiagram, reliability_diagram
 from arena_core.site.views import LeaderboardData
 

@@ -37,6 +37,7 @@ class MarketTrade:
     trade: Trade
     holder: Holder
     reasoning: str  # the reasoning of the decision that placed it
+    named: Mapping[str, str] = field(default_factory=dict)  # the markets it names (its questions)
 
 
 @dataclass(frozen=True)
@@ -107,8 +108,8 @@ def add_records(
         for trade in agent.trades:
             if trade.market_id in found:
                 decision = decisions.get(trade.decision_id)
-                reasoning = decision.reasoning if decision else ""
-                found[trade.market_id].trades.append(MarketTrade(trade, holder, reasoning))
+                reasoning, named = (decision.reasoning, decision.named) if decision else ("", {})
+                found[trade.market_id].trades.append(MarketTrade(trade, holder, reasoning, named))
         for decision in agent.decisions:
             for forecast in decision.outcome.forecasts if decision.outcome else ():
                 if forecast.market_id in found:

@@ -5,7 +5,7 @@ inline script or style: the pages work under ``default-src 'self'``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -39,10 +39,12 @@ from arena_core.site.board_pages import (
 from arena_core.site.build import SiteBuild
 from arena_core.site.charts import RangeChart
 from arena_core.site.costs import Spend, family_costs
-from arena_core.site.environment import HERE, environment, page_path
+from arena_core.site.environment import HERE, environment
 from arena_core.site.feed import FeedItem
 from arena_core.site.indexes import index_pages
 from arena_core.site.markets import MarketView, price_charts
+from arena_core.site.paths import page_path
+from arena_core.site.reasoning import mentioned
 from arena_core.site.results import earned, forecast_results, trade_results
 from arena_core.site.series import cohort_charts
 from arena_core.site.views import LeaderboardData
@@ -193,10 +195,15 @@ class SiteRenderer:
             files[f"static/{name}"] = (HERE / "static" / name).read_bytes()
         return files
 
-    def markets_index(self, rows: Sequence[dict[str, Any]]) -> dict[str, bytes]:
-        """The markets page, from the markets table's rows (every market so far)."""
+    def markets_index(
+        self, rows: Sequence[dict[str, Any]], names: Mapping[str, str]
+    ) -> dict[str, bytes]:
+        """The markets page, from the markets table's rows (every market so far); ``names``:
+        each family's display name, its traders named by it and linked to its page."""
         listed = indexes.listed_markets(rows)
-        page = self.page("markets_index.html.j2", 1, title="Markets", rows=listed, total=len(rows))
+        page = self.page(
+            "markets_index.html.j2", 1, title="Markets", rows=listed, total=len(rows), names=names
+        )
         return {"markets/index.html": page}
 
     def cohort_files(self, view: CohortView, *, tables: bool = True) -> dict[str, bytes]:
@@ -266,12 +273,16 @@ class SiteRenderer:
         mine = next((a for a in view.agents if a.agent.agent_id == record.agent_id), None)
         prompt = Prompt(system=details.system_prompt, user=details.user_prompt)
         results = trade_results(mine) if mine else {}
+        decisions = mine.decisions if mine else []
+        shown = next((d for d in decisions if d.record.decision_id == decision_id), None)
+        named = shown.named if shown else mentioned(details.reasoning, view.market_questions())
         return {
             f"decisions/{decision_id}.html": self.page(
                 "decision.html.j2",
                 1,
                 title=f"Decision {decision_id}",
                 d=details,
+                named=named,
                 agent=mine.agent if mine else None,
                 view=view,
                 results=results,
