@@ -23,6 +23,7 @@ from constructs import Construct, Node
 
 from arena_core.constants import ObjectLockMode
 from arena_core.domain.panel import Methodology
+from arena_core.site.build import EMAIL, HTTPS
 from infra.constructs.functions import Functions
 from infra.constructs.grants import Targets, apply_grants
 from infra.constructs.layer import CoreLayer
@@ -102,6 +103,17 @@ def site_refresh_minutes(context: object) -> str:
     if not 10 <= minutes <= 10080:
         raise ValueError(f"arena:siteRefreshMinutes must be between 10 and 10080, got {minutes}")
     return str(minutes)
+
+
+def site_contact(context: object) -> str | None:
+    """Where the about page says to report a wrong figure: an e-mail or https address,
+    checked at synth (None: not named)."""
+    if context is None:
+        return None
+    value = str(context)
+    if len(value) > 200 or not (EMAIL.fullmatch(value) or HTTPS.fullmatch(value)):
+        raise ValueError(f"arena:contact must be an e-mail or https address, got {value!r}")
+    return value
 
 
 ADOPT = {"table": "arena:adoptTable", "audit_bucket": "arena:adoptAuditBucket"}
@@ -190,6 +202,10 @@ class ArenaStack(Stack):
         budget = llm_weekly_budget(self.node.try_get_context("arena:llmWeeklyBudget"))
         if budget is not None:  # dollars the models may cost a run week (none by default)
             functions["Decide"].add_environment("ARENA_LLM_WEEKLY_BUDGET", budget)
+        contact = site_contact(self.node.try_get_context("arena:contact"))
+        if contact is not None:  # where the about page says to report a wrong figure
+            for function in functions.by_name.values():
+                function.add_environment("ARENA_SITE_CONTACT", contact)
         apply_grants(
             functions.by_name,
             Targets(

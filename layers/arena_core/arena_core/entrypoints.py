@@ -276,6 +276,7 @@ def publish_site(
         rules,
         simulated=parse_simulation(c.settings.simulation),
         cadence=cadence,
+        contact=c.settings.site_contact,
     )
     return service.run(scope, fresh=fresh)
 

@@ -78,6 +78,9 @@ class ArenaSettings(BaseSettings):
     # What the site must say is simulated (the local demo: "clock,prices,replayed-markets");
     # empty in a deployment. Stand-ins are read from the lineups themselves.
     simulation: str = ""
+    # Where the about page tells readers to report a wrong figure: an e-mail address or an
+    # https address (checked in site.build). Empty: the page says this copy names none.
+    site_contact: str = Field(default="", max_length=200)
 
     @field_validator("simulation")
     @classmethod

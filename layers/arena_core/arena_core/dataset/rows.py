@@ -10,7 +10,7 @@ passed at publication; a cohort once it completed and every market it held has.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from arena_core.analysis.rows import Forecast
@@ -24,6 +24,9 @@ from arena_core.domain.rules import STARTING_BALANCE
 from arena_core.scoring.bets import yes_terms
 
 Row = dict[str, Any]
+
+# How long a live cohort is left out of the returns: its first day (see ``return_rows``).
+SETTLING = timedelta(days=1)
 
 
 def run_week(moment: datetime) -> str:
@@ -127,8 +130,13 @@ def return_rows(
     now: datetime,
 ) -> list[Row]:
     """One row per family and cohort: its latest return, P/L and trades; completed when the
-    cohort has, matured when also every market it held has passed its scheduled end."""
+    cohort has, matured when also every market it held has passed its scheduled end.
+
+    A live cohort has its row from its first mark a day after its week started (``SETTLING``):
+    before that its marks are at the prices it bought at, and a cohort opened minutes ago would
+    count as 0% in the provisional mean return (which would fall every Sunday)."""
     status = {c.cohort_id: c.status for c in cohorts}
+    starts = {c.cohort_id: c.week_start for c in cohorts}
     ends: dict[tuple[str, str], list[datetime | None]] = {}
     for p in positions:
         ends.setdefault((p["family_id"], p["cohort_id"]), []).append(p["closes_at"])
@@ -136,6 +144,9 @@ def return_rows(
     for family, snapshots in sorted(latest.items()):
         for snapshot in sorted(snapshots, key=lambda s: s.cohort_id):
             completed = status.get(snapshot.cohort_id) is CohortStatus.COMPLETED
+            start = starts.get(snapshot.cohort_id)
+            if not completed and start is not None and snapshot.taken_at < start + SETTLING:
+                continue
             held = ends.get((family, snapshot.cohort_id), [])
             rows.append(
                 {

@@ -159,7 +159,8 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         ),
     ),
     "family_returns": (
-        "One row per family and cohort: the return the mean return % and its interval come from.",
+        "One row per family and cohort (a live cohort from a day after it opened): the return "
+        "the mean return % and its interval come from.",
         (
             METHODOLOGY,
             ("family_id", "Family id."),

@@ -87,7 +87,10 @@ PANEL_LEADERBOARD: tuple[Column, ...] = (
     ("return_low", _INTERVAL),
     ("return_high", _INTERVAL),
     ("return_needs", "What the return's interval still needs."),
-    ("provisional_return", "Mean return % over every cohort, live ones at their latest marks."),
+    (
+        "provisional_return",
+        "Mean return % over every cohort, live ones (a day after opening) at their latest marks.",
+    ),
     ("total_pnl", "v1 trading column: sum over its cohorts of total value - 10,000, in dollars."),
     ("trades", "v1 trading column: executed trades (buys and sells)."),
     ("min_forecasts", "The minimum sample to be ranked: matured panel forecasts..."),

@@ -73,6 +73,7 @@ class PublishSiteService:
         *,
         simulated: frozenset[str] = frozenset(),
         cadence: Cadence | None = None,
+        contact: str = "",
         lease: timedelta = LEASE,
         waits: Sequence[float] | None = None,
         sleep: Callable[[float], None] = time.sleep,
@@ -81,6 +82,7 @@ class PublishSiteService:
         self._rules = rules or Rules()
         self._simulated = simulated
         self._cadence = cadence or Cadence()
+        self._contact = contact
         self._lease = lease
         self._waits, self._sleep = tuple(WAITS if waits is None else waits), sleep
         self.owner = f"publication-{uuid.uuid4().hex[:12]}"
@@ -151,6 +153,7 @@ class PublishSiteService:
             reads.cohorts,
             board_minutes=cadence.board,
             live_minutes=cadence.live,
+            contact=self._contact,
         )
         made: list[SiteRenderer] = []
 

@@ -8,6 +8,7 @@ real models on live markets shows neither.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -15,6 +16,10 @@ from arena_core.domain.cohort import Cohort
 
 CLOCK, PRICES, REPLAYED = "clock", "prices", "replayed-markets"
 SIMULATION_PARTS = (CLOCK, PRICES, REPLAYED)
+# What a contact may be to be linked (anything else is printed as text): no spaces, quotes or
+# angle brackets; escaping still applies to what is printed.
+EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
+HTTPS = re.compile(r"https://[A-Za-z0-9.-]+(?::\d+)?(?:/[A-Za-z0-9._~%/+:@!$&'()*,;=?#-]*)?")
 
 
 def parse_simulation(text: str) -> frozenset[str]:
@@ -33,6 +38,7 @@ class SiteBuild:
     stand_ins: bool = False  # some agent is a simulated stand-in
     board_minutes: int = 10  # how often the leaderboard is regenerated
     live_minutes: int = 30  # how often the live cohorts' figures are
+    contact: str = ""  # where to report a wrong figure (an e-mail or https address), if named
 
     @classmethod
     def of(
@@ -42,9 +48,24 @@ class SiteBuild:
         *,
         board_minutes: int = 10,
         live_minutes: int = 30,
+        contact: str = "",
     ) -> SiteBuild:
         stand_ins = any(spec.stand_in for c in cohorts for spec in c.lineup)
-        return cls(simulated, stand_ins, board_minutes, live_minutes)
+        return cls(simulated, stand_ins, board_minutes, live_minutes, contact)
+
+    @property
+    def contact_href(self) -> str | None:
+        """The link to the contact: mailto: for an e-mail address, the address itself for an
+        https one, None for anything else (printed as text, never linked)."""
+        if EMAIL.fullmatch(self.contact):
+            return f"mailto:{self.contact}"
+        if HTTPS.fullmatch(self.contact):
+            return self.contact
+        return None
+
+    @property
+    def simulated_prices(self) -> bool:
+        return PRICES in self.simulated
 
     @staticmethod
     def every(minutes: int) -> str:
