@@ -208,3 +208,29 @@ def test_every_panel_market_has_its_page_and_its_row_in_markets(site: Path) -> N
     for market_id in asked:
         assert (site / "markets" / f"{market_id}.html").is_file(), market_id
         assert rows[market_id]["asked_by_panel"] == "true", rows[market_id]
+
+
+def test_a_market_only_the_panel_asked_says_what_it_has_instead_of_a_two_point_line(
+    site: Path,
+) -> None:
+    """Issue 36: such a page drew a line through a capture and the resolution, and said
+    "Marked resolved —" of a resolved market."""
+    asked = {
+        row["market_id"]
+        for path in (site / "data" / "cohorts").glob("*/panel_questions.csv")
+        for row in read_csv(path)
+    }
+    markets = read_csv(site / "data" / "markets.csv")
+    held = {r["market_id"] for r in markets if int(r["positions"])}
+    resolved = {r["market_id"] for r in markets if r["resolution"]}
+    only_asked = sorted((asked - held) & resolved)
+    assert only_asked, "the case needs resolved panel markets no agent held"
+    for market_id in only_asked:
+        body = (site / "markets" / f"{market_id}.html").read_text()
+        assert "<svg" not in body, market_id
+        assert "No agent held it, so the arena did not mark its price hourly" in body
+        assert "<dd>—</dd>" not in body.split("Marked resolved", 1)[1][:40]
+        assert "not by the arena (no agent held it)" in body
+    one_held = sorted(held & resolved)[0]
+    body = (site / "markets" / f"{one_held}.html").read_text()
+    assert "<svg" in body and "No agent held it" not in body
