@@ -11,7 +11,7 @@ import pytest
 
 from arena_core.domain.portfolio import SeriesPoint
 from arena_core.site.axes import time_ticks, value_ticks
-from arena_core.site.charts import LEFT, RIGHT, WIDTH, Point, draw, range_charts
+from arena_core.site.charts import FONT, LEFT, RIGHT, WIDTH, Point, draw, range_charts
 from arena_core.site.series import FAMILY_USES, LazySeries, return_charts
 
 START = datetime(2026, 11, 22, 0, 5, tzinfo=UTC)
@@ -51,6 +51,7 @@ def lazy() -> LazySeries:
     found = {
         "raw": two_cohorts("raw", timedelta(minutes=10))[-144:],
         "hour": two_cohorts("hour", timedelta(hours=1)),
+        "6h": two_cohorts("6h", timedelta(hours=6)),
         "day": two_cohorts("day", timedelta(days=1)),
         "week": two_cohorts("week", timedelta(weeks=1)),
     }
@@ -59,7 +60,7 @@ def lazy() -> LazySeries:
 
 def test_no_line_drops_when_a_cohort_joins() -> None:
     end = START + timedelta(days=13)
-    for chart in return_charts([("Family", lazy())], end):
+    for chart in return_charts([("Family", lazy(), None)], end):
         for series in chart.series:
             values = _values(tuple(m.title for m in series.marks))
             assert values and all(v == 300.0 for v in values), chart.label
@@ -86,9 +87,31 @@ def test_no_line_drops_when_a_cohort_joins() -> None:
 
 def test_all_draws_a_two_week_history_finely() -> None:
     end = START + timedelta(days=13)
-    (all_range,) = [c for c in return_charts([("Family", lazy())], end) if c.label == "ALL"]
+    (all_range,) = [c for c in return_charts([("Family", lazy(), None)], end) if c.label == "ALL"]
     assert all_range.points > 2  # hourly points, not the two weekly ones
     assert not all_range.note
+
+
+def test_all_is_as_fine_as_the_budget_allows_and_starts_at_the_first_open() -> None:
+    """Issue 36: at two weeks ALL drew 14 daily points (hourly ones are 313, over the 240
+    budget) starting a day late, while 1M drew 56."""
+    end = START + timedelta(days=13)
+    opened = START - timedelta(minutes=5)  # the first cohort's open, before its first point
+    charts = {c.label: c for c in return_charts([("Family", lazy(), opened)], end)}
+    every = charts["ALL"]
+    assert every.points >= charts["1M"].points - 1 >= 50
+    assert every.start == opened and every.series[0].polyline.startswith(f"{LEFT:.1f},")
+    first = every.series[0].marks[0]
+    assert first.title.startswith("Family: $0.00 at ")
+
+
+def test_an_event_label_near_the_right_edge_runs_leftwards() -> None:
+    points = [Point(START + timedelta(hours=h), Decimal(h)) for h in range(48)]
+    chart = draw("ALL", [("s", points)], "p", events=[(points[-1].at, "resolved: Yes")])
+    (event,) = chart.events
+    assert event.anchor == "end" and event.position > WIDTH / 2
+    early = draw("ALL", [("s", points)], "p", events=[(points[1].at, "released")])
+    assert early.events[0].anchor == "start"
 
 
 @pytest.mark.parametrize("days", [3, 7, 10, 14, 30, 120, 400])
@@ -104,7 +127,7 @@ def test_time_labels_are_anchored_inside_the_plot(days: int) -> None:
     assert len(chart.x_ticks) >= 3
     right = WIDTH - RIGHT
     for tick in chart.x_ticks:
-        half = 4.5 * len(tick.label)  # a 14 px label is about 9 px a character
+        half = 0.32 * FONT * len(tick.label)  # a character is about 0.64 of the font size
         if tick.anchor == "middle":
             assert tick.position - half >= LEFT and tick.position + half <= right + RIGHT
         elif tick.anchor == "end":

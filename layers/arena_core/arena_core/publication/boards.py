@@ -34,7 +34,13 @@ from arena_core.publication.memo import Memo
 from arena_core.publication.sealed_set import SealedSet
 from arena_core.publication.slots import BETS, COMPLETED, DIGESTS, RETURNS
 from arena_core.site.charts import RangeChart
-from arena_core.site.series import LazySeries, family_series, pnl_charts, return_charts
+from arena_core.site.series import (
+    LazySeries,
+    family_series,
+    first_opens,
+    pnl_charts,
+    return_charts,
+)
 from arena_core.site.views import FamilyView, LeaderboardData
 
 T = TypeVar("T")
@@ -77,6 +83,7 @@ class BoardReader:
         changes = {s.family_id: family_changes(releases, s.family_id) for s in specs}
         series = {s.family_id: family_series(partial(self._series, s.family_id), self.now)
                   for s in specs}  # fmt: skip
+        opened = first_opens(cohorts)
         reads = _Reads(
             latest=cache(partial(self._latest_by_family, cohorts, specs)),
             series=series,
@@ -87,6 +94,7 @@ class BoardReader:
                     series[s.family_id],
                     self.now,
                     release_marks(changes[s.family_id]),
+                    opened.get(s.family_id),
                 )
                 for s in specs
             },
@@ -275,7 +283,8 @@ class BoardReader:
             for view in board.families:
                 seen[view.spec.family_id] = view.series
                 names[view.spec.family_id] = view.spec.display_name
-        return return_charts([(names[f], s) for f, s in seen.items()], self.now)
+        opened = first_opens(c for board in boards for c in board.cohorts)
+        return return_charts([(names[f], s, opened.get(f)) for f, s in seen.items()], self.now)
 
 
 def release_marks(

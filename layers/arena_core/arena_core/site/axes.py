@@ -103,7 +103,7 @@ def _label(value: float, unit: str, step: float) -> str:
     return f"{value:.{max(places, 1)}f}"
 
 
-EDGE = 28  # pixels: a tick label centred closer than this to an edge would be clipped
+EDGE = 36  # chart units: a tick label centred closer than this to an edge would be clipped
 
 
 def anchored(position: float, left: float, right: float) -> str:

@@ -40,8 +40,12 @@ RESOLUTION_NAMES = {
 }
 MAX_POINTS = 120  # per series: a chart this wide gains nothing from more
 HOVER_MARKS = 40  # points per series that say their value on hover (page weight stays low)
-WIDTH, HEIGHT = 480, 270
-LEFT, RIGHT, TOP, BOTTOM = 76, 14, 16, 44  # the plot area's margins (axis labels outside)
+# Drawn as wide as the page's column (1,192 px at most) so that a tick's 18 units are about
+# 22 px there; a phone scrolls the figure sideways from 600 px rather than shrink its text.
+WIDTH, HEIGHT = 960, 320
+FONT = 18  # the tick labels' size in the chart's units (events: EVENT_FONT)
+EVENT_FONT = 14
+LEFT, RIGHT, TOP, BOTTOM = 112, 24, 20, 56  # the plot area's margins (axis labels outside)
 PALETTE = (
     "#1f5fbf",
     "#c2410c",
@@ -98,6 +102,8 @@ class RangeChart:
     events: tuple[Tick, ...] = ()  # marked instants (a lineup release), placed on the time axis
     width: int = WIDTH
     height: int = HEIGHT
+    font: int = FONT
+    event_font: int = EVENT_FONT
 
     @property
     def plot(self) -> tuple[int, int, int, int]:
@@ -176,7 +182,13 @@ def draw(
         if t0 <= at <= t1
     )
     y_placed = tuple(Tick(round(y_of(Decimal(str(t.position))), 1), t.label) for t in y_ticks)
-    marked = tuple(Tick(round(x_of(at), 1), text) for at, text in events if t0 <= at <= t1)
+    # An event's label runs away from the nearer edge, so one at the end ("resolved: Yes")
+    # is not cut off by the frame.
+    marked = tuple(
+        Tick(round(x_of(at), 1), text, "end" if x_of(at) > (left + right) / 2 else "start")
+        for at, text in events
+        if t0 <= at <= t1
+    )
     return RangeChart(label, tuple(drawn), x_ticks, y_placed, t0, t1, len(every), note, marked)
 
 
@@ -198,7 +210,12 @@ def all_resolution(series: Sequence[tuple[str, Fetch]], coarsest: str) -> str:
     weekly = max((len(f.get("week", ())) for _, f in series), default=0)
     if coarsest not in ("week",) or weekly * 7 > ALL_LIGHT:
         return coarsest
-    steps = {"raw": timedelta(minutes=10), "hour": timedelta(hours=1), "day": timedelta(days=1)}
+    steps = {
+        "raw": timedelta(minutes=10),
+        "hour": timedelta(hours=1),
+        "6h": timedelta(hours=6),  # two weeks hourly is 336 points, six-hourly 56
+        "day": timedelta(days=1),
+    }
     starts = [p.at for _, f in series for r in ("day", "week") for p in f.get(r, ())[:1]]
     if not starts:
         return coarsest
@@ -217,11 +234,15 @@ def range_charts(
     unit: str,
     uses: Mapping[str, str],
     events: Sequence[tuple[datetime, str]] = (),
+    *,
+    origins: Mapping[str, Point] | None = None,
 ) -> list[RangeChart]:
     """One chart per range. ``uses`` maps a range label to the resolution it normally reads
     (ALL: the finest that covers the whole history and stays light, ``all_resolution``); a
     range whose series have fewer than two points there falls back to finer resolutions
-    (``RESOLUTIONS`` order) until one has them."""
+    (``RESOLUTIONS`` order) until one has them. ``origins``: where a series begins (a family's
+    $0 at its first cohort's open), the ALL range's first point when its points start later
+    (a bucket's point is its last: the first daily one is a day after the start)."""
     charts = []
     for label, span in RANGES:
         wanted = uses[label] if label != "ALL" else all_resolution(series, uses[label])
@@ -232,6 +253,8 @@ def range_charts(
             chosen = resolution
             if max((len(points) for _, points in cut), default=0) >= 2:
                 break
+        if label == "ALL" and origins:
+            cut = [(n, _from_origin(points, origins.get(n))) for n, points in cut]
         note = ""
         if chosen != wanted:
             note = (
@@ -240,3 +263,9 @@ def range_charts(
             )
         charts.append(draw(label, cut, unit, note=note, events=events))
     return charts
+
+
+def _from_origin(points: list[Point], origin: Point | None) -> list[Point]:
+    if origin is None or (points and points[0].at <= origin.at):
+        return points
+    return [origin, *points]

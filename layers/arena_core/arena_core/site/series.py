@@ -10,11 +10,12 @@ read the last day of its passes and its hourly snapshots.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from operator import attrgetter
 
+from arena_core.domain.cohort import Cohort
 from arena_core.domain.portfolio import SIX_HOURS, PortfolioSnapshot, SeriesPoint, series_bucket
 from arena_core.site.charts import InTimeOrder, Point, RangeChart, range_charts
 
@@ -28,6 +29,7 @@ FAMILY_WINDOWS: dict[str, timedelta | None] = {
     "week": None,
 }
 BEGINNING = datetime(2000, 1, 1)
+ZERO = Decimal(0)
 
 
 class LazySeries(Mapping[str, list[SeriesPoint]]):
@@ -110,24 +112,41 @@ def with_open_bucket(
     return [*kept, opened]
 
 
+def first_opens(cohorts: Iterable[Cohort]) -> dict[str, datetime]:
+    """When each family's first cohort opened: its P/L is $0 there, where its charts begin."""
+    found: dict[str, datetime] = {}
+    for cohort in cohorts:
+        for spec in cohort.lineup:
+            known = found.get(spec.family_id)
+            found[spec.family_id] = min(known or cohort.week_start, cohort.week_start)
+    return found
+
+
 def pnl_charts(
     name: str,
     series: LazySeries,
     now: datetime,
     events: Sequence[tuple[datetime, str]] = (),
+    opened: datetime | None = None,
 ) -> list[RangeChart]:
-    """A family's total P/L; ``events`` are marked on the time axis (lineup releases)."""
+    """A family's total P/L; ``events`` are marked on the time axis (lineup releases);
+    ``opened``: its first cohort's open, where the ALL range starts."""
     measure = Measure(series, lambda p: p.pnl)
-    return range_charts([(name, measure)], now, "$", FAMILY_USES, events)
+    origins = {name: Point(opened, ZERO)} if opened else None
+    return range_charts([(name, measure)], now, "$", FAMILY_USES, events, origins=origins)
 
 
-def return_charts(families: Sequence[tuple[str, LazySeries]], now: datetime) -> list[RangeChart]:
-    """Every family's total P/L over time (summed over its cohorts) on one chart per range.
+def return_charts(
+    families: Sequence[tuple[str, LazySeries, datetime | None]], now: datetime
+) -> list[RangeChart]:
+    """Every family's total P/L over time (summed over its cohorts) on one chart per range,
+    the ALL range from each family's first cohort's open (the third of each triple).
 
     Not the mean return: a cohort joins at 0%, so a mean over cohorts of different ages drops
     on the day one joins, a jump no family earned. A cohort joins a sum at $0."""
-    named = [(name, Measure(series, lambda p: p.pnl)) for name, series in families]
-    return range_charts(named, now, "$", FAMILY_USES)
+    named = [(name, Measure(series, lambda p: p.pnl)) for name, series, _ in families]
+    origins = {name: Point(at, ZERO) for name, _, at in families if at is not None}
+    return range_charts(named, now, "$", FAMILY_USES, origins=origins)
 
 
 def agent_charts(
