@@ -95,8 +95,9 @@ def axe_source() -> str:
 class Visit:
     """A page with every console error, failed request, dialog and CSP violation recorded."""
 
-    def __init__(self, browser: Browser, url: str) -> None:
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+    def __init__(self, browser: Browser, url: str, width: int = 1280) -> None:
+        height = 900 if width > 640 else 844  # a desktop, or a phone
+        self.context = browser.new_context(viewport={"width": width, "height": height})
         self.page: Page = self.context.new_page()
         self.problems: list[str] = []
         self.page.on("console", self._console)
@@ -132,8 +133,8 @@ class Visit:
 def visit(browser: Browser, base_url: str) -> Iterator[Any]:
     opened: list[Visit] = []
 
-    def open_page(path: str) -> Visit:
-        found = Visit(browser, f"{base_url}/{path}")
+    def open_page(path: str, width: int = 1280) -> Visit:
+        found = Visit(browser, f"{base_url}/{path}", width)
         opened.append(found)
         return found
 

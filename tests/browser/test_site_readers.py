@@ -68,6 +68,8 @@ def test_a_simulated_build_says_so_on_every_page_and_a_real_one_does_not(
         simulated.goto(f"{simulated_url}/{path}")
         banner = simulated.locator("aside.banner")
         assert banner.count() == 1, name
+        assert "A simulation, not a benchmark result" in banner.inner_text(), name
+        banner.locator("summary").click()  # the details behind the one line
         text = banner.inner_text()
         for part in ("clock", "prices", "markets", "say nothing about how the real models"):
             assert part in text, (name, part)
@@ -174,3 +176,21 @@ def test_the_index_pages_are_reachable_from_every_page(
         rows = page.locator("main table tbody tr")
         assert rows.count() >= 2
         assert page.locator("main table th button[data-sort]").count() >= 3
+
+
+def test_the_banner_is_one_line_on_a_phone_with_its_details_behind_a_toggle(
+    browser: Browser, simulated_url: str
+) -> None:
+    """Issue 36: it took 250 px of every phone screen."""
+    page = _open(browser, simulated_url, 390, 844)
+    page.goto(f"{simulated_url}/index.html")
+    banner = page.locator("aside.banner")
+    closed = banner.bounding_box()
+    assert closed is not None and closed["height"] <= 48, closed  # one line
+    assert not page.locator("aside.banner details p").is_visible()
+    banner.locator("summary").focus()
+    page.keyboard.press("Enter")  # a keyboard opens it as well as a tap
+    assert page.locator("aside.banner details p").is_visible()
+    opened = banner.bounding_box()
+    assert opened is not None and opened["height"] > closed["height"]
+    page.context.close()

@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 
 from arena_core.domain.text import inert_text
 from arena_core.site.charts import DrawnSeries
+from arena_core.site.columns import COLUMN_HELP
 from arena_core.site.paths import page_stem
 from arena_core.site.reasoning import linked
 
@@ -89,6 +90,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
         finalize=_inert,
     )
+    env.globals["column_help"] = COLUMN_HELP
     env.filters.update(
         money=lambda v: _fixed(v, "0.01"),
         signed=_signed,
