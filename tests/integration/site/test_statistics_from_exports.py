@@ -43,21 +43,49 @@ def shown(value: float | None, places: int, signed: bool = False) -> str:
     return f"+{text}" if signed and not text.startswith("-") else text
 
 
-def shown_figure(
-    f: Figure | None, places: int, signed: bool = False, unit: str = "", zero: str = ""
-) -> str:
-    """The cell as a reader sees it: an interval in brackets, a zero-width one said in words
-    (a skill against the market that is the market's own forecasts says so)."""
+def shown_figure(f: Figure | None, places: int, signed: bool = False, unit: str = "") -> str:
+    """The cell as a reader sees it: an interval in brackets, a zero-width one said in words."""
     if f is None:
         return "—"
-    if zero and f.low == f.high == f.estimate == 0:
-        return f"0 ({zero})"
     head = f"{shown(f.estimate, places, signed)}{unit}"
     if f.low is None or f.high is None:
         return f"{head} ({f.missing})" if f.missing else head
     if f.low == f.high:
         return f"{head} (no spread)"
     return f"{head} [{shown(f.low, places, signed)}, {shown(f.high, places, signed)}]"
+
+
+WORDS = {
+    ("A better", True): "better",
+    ("B better", False): "better",
+    ("A better", False): "worse",
+    ("B better", True): "worse",
+}
+ANSWERS = {"undecided": "undecided", "too few shared": "too few shared"}
+
+
+def market_verdict(site_dir: Path, family: str) -> str:
+    """The family's verdict against the market as pairwise.csv states it (the ranked measure's
+    rows): the one answer the skill cell must give."""
+    with (site_dir / "data" / "pairwise.csv").open(newline="") as handle:
+        for row in csv.DictReader(handle):
+            if {row["family_a"], row["family_b"]} == {family, "market"} and row["measure"] == (
+                "brier"  # the ranked measure of this v1 build
+            ):
+                verdict = row["verdict"]
+                return WORDS.get((verdict, row["family_a"] == family)) or ANSWERS[verdict]
+    return ""
+
+
+def skill_cell(f: Figure | None, verdict: str) -> str:
+    """The skill cell: its size, and the paired test's verdict against the market (the market's
+    own forecasts: zero by construction, said so)."""
+    if f is None:
+        return "—"
+    if f.low == f.high == f.estimate == 0:
+        return "0 (the market’s forecasts)"
+    head = shown(f.estimate, 3, True)
+    return f"{head} {verdict}" if verdict else head
 
 
 @pytest.fixture(scope="module")
@@ -174,8 +202,8 @@ def test_leaderboard_page_prints_the_recomputed_figures(
             best, worst = row.rank_range or (0, 0)
             assert rank == f"{row.rank} ({best}–{worst})"
         assert cells[column["Brier"]] == shown_figure(f.brier if f else None, 3)
-        assert cells[column["Skill vs market"]] == shown_figure(
-            f.skill if f else None, 3, True, zero="the market’s forecasts"
+        assert cells[column["Skill vs market"]] == skill_cell(
+            f.skill if f else None, market_verdict(site.site_dir, row.family_id)
         )
         assert cells[column["Log score"]] == shown_figure(f.log_score if f else None, 3)
         expected = shown_figure(f.returns if f else None, 2, True, "%")

@@ -125,19 +125,25 @@ def _first_shares(
         return {}
     centres = {}
     sums = {}
+    df = math.inf
     for family in order:
         rows = matured[family]
         values = [measure.value(r) for r in rows]
         centre = math.fsum(values) / len(values)
         psi = [(v - centre) / len(values) for v in values]
         centres[family] = centre
-        sums[family] = clustered.totals(psi, [r.unit for r in rows], rules.clustering)
+        units = [r.unit for r in rows]
+        sums[family] = clustered.totals(psi, units, rules.clustering)
+        # The draws use the t its intervals use: the fewest degrees of freedom of the ranked.
+        df = min(df, clustered.variance(psi, units, rules.clustering)[1])
     covariance = [
         [clustered.covariance(sums[a], sums[b], rules.clustering) for b in order] for a in order
     ]
     estimates = {family: centres[family] for family in order}
     seed = seed_for("first", measure.name, estimates, covariance)
-    return first_shares(estimates, covariance, lower_is_better=measure.lower_is_better, seed=seed)
+    return first_shares(
+        estimates, covariance, lower_is_better=measure.lower_is_better, seed=seed, df=df
+    )
 
 
 def analyze(

@@ -25,8 +25,8 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ("tied_with_leader", "true when the family's rank range reaches 1 (not the leader)."),
             (
                 "first_share",
-                "Share of draws from the families' joint sampling distribution in which it ranks "
-                "first.",
+                "Share of draws from the families' joint sampling distribution (the t its "
+                "intervals use) in which it ranks first.",
             ),
             (
                 "standing",

@@ -22,8 +22,9 @@ COLUMN_HELP = {
     "distinct events (the intervals cluster on them).",
     "Log score": "Mean log of the probability given to what happened (0 is perfect, higher "
     "is better).",
-    "Skill vs market": "Brier skill against the market's price on the same questions: "
-    "1 − Brier ÷ market's Brier (positive beats the market), with its interval.",
+    "Skill vs market": "Brier skill against the market's price on the same questions, "
+    "1 − Brier ÷ market's Brier, and the verdict of the paired test against the market (the "
+    "pairwise page's): better, worse, or not distinguishable yet.",
     "Log score vs market (×100)": "Mean log score minus the market's on the same "
     "questions, ×100 (positive beats the market).",
     "Market's Brier": "The market's price as a forecast of the same questions, scored alike.",

@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 from arena_core.domain.text import inert_text
 from arena_core.site.charts import DrawnSeries
 from arena_core.site.columns import COLUMN_HELP
+from arena_core.site.headline import headline, versus_market
 from arena_core.site.paths import page_stem
 from arena_core.site.reasoning import linked
 
@@ -91,6 +92,8 @@ def environment() -> Environment:
         finalize=_inert,
     )
     env.globals["column_help"] = COLUMN_HELP
+    env.globals["headline"] = headline
+    env.globals["versus_market"] = versus_market
     env.filters.update(
         money=lambda v: _fixed(v, "0.01"),
         signed=_signed,
