@@ -47,6 +47,7 @@ class Forecast:
     baseline: float | None = None
     category: str = ""
     horizon: str = ""
+    closes: str = ""  # the week its market's scheduled end falls in ("": unknown)
     unit: Unit = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

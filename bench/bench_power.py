@@ -1,0 +1,116 @@
+"""The panel's power and validity on the realistic world (``arena_local.validity.realistic``):
+for each panel plan, seasons with a known truth read at several weeks, analysed as
+``arena analyze`` analyses a dataset; printed as one table per plan.
+
+    nice -n 10 .venv/bin/python bench/bench_power.py [--seasons 300] [--workers 2]
+        [--plans before-30,before-100,...] [--reads 4,8,13,26] [--json OUT]
+
+Columns, per reading week: the share of comparisons with a true Brier gap near 0.02 (0.015 to
+0.025) called the right way, per comparison scheme; the share of seasons with any false
+verdict, per scheme; the lowest coverage of the intervals shown (family Brier, skill and peer
+score, pair differences at their level and rebuilt at 95%); the share of questions re-asked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from arena_core.analysis.figures import Rules
+from arena_local.validity.fitted import recorded
+from arena_local.validity.plans import REALISTIC, before
+from arena_local.validity.power import Cell, Lineups, Tally, merged, run_plan, truth_of
+from arena_local.validity.realistic import PanelPlan
+
+SEED = 20261128
+PLANS = {
+    "before-30": lambda: before(30),
+    "before-100": lambda: before(100),
+    "before-300": lambda: before(300),
+}
+OPEN_RULES = Rules(min_weeks=2, min_events=2, min_return_cohorts=2)
+
+
+@dataclass(frozen=True)
+class Job:
+    plan: PanelPlan
+    truth: Lineups
+    reads: tuple[int, ...]
+    seasons: int
+    seed: int
+
+
+def _run(job: Job) -> dict[int, Tally]:
+    return run_plan(
+        REALISTIC,
+        job.plan,
+        recorded(),
+        job.truth,
+        rules=OPEN_RULES,
+        reads=job.reads,
+        seasons=job.seasons,
+        seed=job.seed,
+    )
+
+
+def _pct(value: float | None) -> str:
+    return "   -" if value is None else f"{100 * value:4.0f}"
+
+
+def table(cells: list[Cell]) -> list[str]:
+    schemes = sorted({s for c in cells for s in c.power})
+    head = "weeks " + " ".join(f"power:{s:<8}" for s in schemes)
+    head += " " + " ".join(f"false:{s:<8}" for s in schemes) + " min-cover (kind)  re-asked"
+    lines = [head]
+    for cell in cells:
+        shown = {k: v for k, v in cell.coverage.items() if v is not None}
+        low = min(shown, key=lambda k: shown[k]) if shown else None
+        cover = f"{100 * shown[low]:5.1f} ({low})" if low else "-"
+        lines.append(
+            f"{cell.weeks:>5} "
+            + " ".join(f"{_pct(cell.power.get(s)):>14}" for s in schemes)
+            + " "
+            + " ".join(f"{_pct(cell.false.get(s)):>14}" for s in schemes)
+            + f" {cover:<17} {100 * cell.reasked:5.1f}%"
+        )
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seasons", type=int, default=300)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--plans", default=",".join(PLANS))
+    parser.add_argument("--reads", default="4,8,13,26")
+    parser.add_argument("--truth-weeks", type=int, default=0, help="default: 18,000 questions")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    reads = tuple(int(w) for w in args.reads.split(","))
+    started = time.perf_counter()
+    found: dict[str, list[Cell]] = {}
+    for name in args.plans.split(","):
+        plan = PLANS[name]()
+        weeks = args.truth_weeks or max(60, 18_000 // plan.design.size)
+        truth = truth_of(REALISTIC, plan, recorded(), SEED, weeks)
+        parts = max(1, args.workers) * 2
+        jobs = [
+            Job(plan, truth, reads, args.seasons // parts + (i < args.seasons % parts), SEED + i)
+            for i in range(parts)
+        ]
+        with ProcessPoolExecutor(max_workers=args.workers) as pool:
+            results = list(pool.map(_run, jobs))
+        cells = [Cell.of(plan.name, at, merged([r[at] for r in results])) for at in reads]
+        found[plan.name] = cells
+        print(f"\n{plan.name} ({args.seasons} seasons; truth over {weeks} weeks)")
+        print("\n".join(table(cells)), flush=True)
+    if args.json is not None:
+        args.json.write_text(json.dumps({k: [asdict(c) for c in v] for k, v in found.items()}))
+    print(f"\n{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
