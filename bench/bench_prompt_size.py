@@ -15,6 +15,7 @@ from typing import Any
 from arena_core.adapters.polymarket import parse_market
 from arena_core.domain.market import MarketStatus
 from arena_core.domain.panel import Panel, select_panel
+from arena_core.domain.panel_design import panel_design
 from arena_core.protocol.prompt import PositionLine, Prompt, build_prompt
 
 DUMP = (
@@ -49,9 +50,7 @@ def main() -> None:
     # The dump was recorded at the start of February 2026: its end dates fall after that week.
     week = datetime(2026, 2, 1, tzinfo=UTC)
     run_at = week + timedelta(minutes=5)
-    panel = select_panel(
-        markets, week_start=week, run_at=run_at, size=30, horizon=timedelta(days=60)
-    )
+    panel = select_panel(markets, week_start=week, run_at=run_at, design=panel_design())
     print(f"markets={len(markets)} positions={len(positions)} panel={len(panel.markets)}")
     for name, chosen in (("v1", None), ("v1+panel", panel)):
         report(name, prompt(run_at, markets, positions, chosen))

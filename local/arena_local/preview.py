@@ -91,7 +91,7 @@ def build_preview(stores: Stores, member: Member, markets: list[Market], now: da
     panel = None
     if member.cohort.methodology_version == Methodology.V1_PANEL:
         # Drawn as the decision run draws it, into a store that is thrown away.
-        panel = captured_panel(InMemoryBlobStore(), markets, now, PanelSettings())
+        panel = captured_panel(InMemoryBlobStore(), lambda: markets, now, PanelSettings())
     prompt, _ = decision_prompt(
         stores.markets,
         member.agent,

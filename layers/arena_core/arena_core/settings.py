@@ -12,6 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from arena_core.constants import ObjectLockMode
 from arena_core.domain.panel import Methodology
+from arena_core.domain.panel_design import MAX_PANEL_SIZE, PANEL_SIZE
 from arena_core.site.build import parse_simulation
 
 
@@ -52,11 +53,11 @@ class ArenaSettings(BaseSettings):
     min_forecasts: int = Field(default=30, ge=1)
     min_cohorts: int = Field(default=2, ge=1)
     # The protocol new cohorts freeze when they open: v1 (the seeds'), or v1+panel (v1 plus
-    # stated probabilities on a forecast panel of panel_size markets closing within
-    # panel_horizon_days). Cohorts already open keep theirs.
+    # stated probabilities on a forecast panel of panel_size markets, drawn by the design of
+    # domain/panel_design.py). Cohorts already open keep theirs. `arena cost` prints the LLM
+    # spend at this K, `arena preview` a prompt's size and price.
     methodology: Methodology = Methodology.V1
-    panel_size: int = Field(default=30, ge=1, le=100)
-    panel_horizon_days: int = Field(default=60, ge=1, le=365)
+    panel_size: int = Field(default=PANEL_SIZE, ge=1, le=MAX_PANEL_SIZE)
     # Raw 10-minute snapshots expire (DynamoDB TTL) this many days after they were taken; 0
     # keeps them forever. Hourly snapshots and family series are always kept: the site reads
     # raw snapshots for the last day only.

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from arena_core.analysis.board import MARKET, Board, analyze
 from arena_core.analysis.figures import PEER, Figure, Rules
 from arena_core.analysis.pairs import PairResult
+from arena_core.analysis.primary import BestVerdict
 from arena_core.analysis.rows import Forecast
 from arena_core.analysis.tdist import critical_value
 from arena_local.validity.fitted import Fitted
@@ -186,7 +187,7 @@ def _weeks_of(rows: Sequence[Forecast]) -> dict[str, list[int]]:
 
 
 def _pair_truth(
-    truth: Lineups, kind: str, pair: PairResult, weeks: Mapping[str, list[int]]
+    truth: Lineups, kind: str, pair: PairResult | _Named, weeks: Mapping[str, list[int]]
 ) -> float | None:
     """The true A - B over what they share (from the later of their first weeks on)."""
     start = max(min(weeks.get(pair.family_a, [0])), min(weeks.get(pair.family_b, [0])))
@@ -231,6 +232,78 @@ def score(
             better = pair.family_a if gap < 0 else pair.family_b
             tally.called["pairs"].append(int(pair.better() == better))
     tally.false["pairs"] += wrong
+    if board.primary is not None:
+        _score_primary(tally, board, truth, weeks, equal)
+
+
+def _true_pair(  # noqa: PLR0917 - a pair and what its truth needs
+    truth: Lineups,
+    kind: str,
+    a: str,
+    b: str,
+    weeks: Mapping[str, list[int]],
+    equal: set[frozenset[str]],
+) -> float | None:
+    if frozenset((a, b)) in equal:
+        return 0.0
+    return _pair_truth(truth, kind, _Named(a, b), weeks)
+
+
+@dataclass(frozen=True)
+class _Named:
+    family_a: str
+    family_b: str
+
+
+def _score_primary(
+    tally: Tally,
+    board: Board,
+    truth: Lineups,
+    weeks: Mapping[str, list[int]],
+    equal: set[frozenset[str]],
+) -> None:
+    """The primary comparisons: each model against the market, and which could be the best."""
+    primary = board.primary
+    assert primary is not None
+    kind = "peer" if board.measure is PEER else "brier"
+    sign = -1.0 if board.measure.lower_is_better else 1.0
+    wrong = {"market": False, "best": False}
+    for pair in primary.versus_market:
+        true = _true_pair(truth, kind, pair.family_a, MARKET, weeks, equal)
+        if true is None or pair.difference is None:
+            continue
+        if pair.difference.shown:
+            _cover(tally, "market", pair.difference, true)
+        wrong["market"] |= _false(pair, true, board.measure.lower_is_better)
+        gap = _true_pair(truth, "brier", pair.family_a, MARKET, weeks, equal)
+        if gap is not None and _near(gap):
+            better = pair.family_a if gap < 0 else MARKET
+            hit = int(pair.better() == better)
+            tally.called["market"].append(hit)
+            tally.called["primary"].append(hit)
+    families = primary.families
+    for best in primary.best:
+        others = [f for f in families if f != best.family_id]
+        thetas = [_true_pair(truth, kind, best.family_id, o, weeks, equal) for o in others]
+        gaps = [_true_pair(truth, "brier", best.family_id, o, weeks, equal) for o in others]
+        if not others or any(t is None for t in thetas) or any(g is None for g in gaps):
+            continue
+        theta = min(sign * (t or 0.0) for t in thetas)  # positive: better than all others
+        if best.low is not None and best.high is not None:
+            tally.shown["best"] += 1
+            tally.covered["best"] += best.low <= theta <= best.high
+        if best.verdict is BestVerdict.NOT_BEST and theta > 0.0:
+            wrong["best"] = True
+        if best.verdict is BestVerdict.BEST and theta <= 0.0:
+            wrong["best"] = True
+        gap = max(g or 0.0 for g in gaps)  # its Brier above the best of the others
+        if _near(gap):
+            hit = int(best.verdict is BestVerdict.NOT_BEST)
+            tally.called["best"].append(hit)
+            tally.called["primary"].append(hit)
+    for scheme, found in wrong.items():
+        tally.false[scheme] += found
+    tally.false["primary"] += wrong["market"] or wrong["best"]
 
 
 def _near(gap: float) -> bool:

@@ -34,6 +34,7 @@ from arena_core.analysis.pairs import (
     compare_returns,
     return_figure,
 )
+from arena_core.analysis.primary import Primary, primary_comparisons
 from arena_core.analysis.ranks import first_shares, order_by_verdicts, rank_ranges
 from arena_core.analysis.rows import CohortReturn, Forecast, PositionPnl
 from arena_core.scoring.seeds import seed_for
@@ -50,6 +51,8 @@ class Board:
     brier_pairs: list[PairResult] = field(default_factory=list)  # beside a peer-score ranking
     return_pairs: list[PairResult] = field(default_factory=list)
     breakdowns: list[Breakdown] = field(default_factory=list)
+    # The pre-registered claims on the ranked measure (the pairs are the secondary table).
+    primary: Primary | None = None
 
     @property
     def compared(self) -> int:
@@ -65,6 +68,7 @@ def _row_order(row: Forecast) -> tuple[object, ...]:
         row.family_id, row.week, row.market_id, row.cohort_id, row.agent_id, row.p_yes,
         row.market_p_yes, row.outcome, row.matured, row.event_id, row.category, row.horizon,
         row.peer is not None, row.peer or 0.0, row.baseline is not None, row.baseline or 0.0,
+        row.closes,
     )  # fmt: skip
 
 
@@ -213,6 +217,10 @@ def analyze_forecasts(
     if measure is not BRIER:
         board.brier_pairs = compare_forecasts(shown, BRIER, rules)
     board.families = _ranked(results, matured, board.pairs, measure, rules)
+    ranked = sorted(
+        (r for r in board.families.values() if r.rank is not None), key=lambda r: r.rank or 0
+    )
+    board.primary = primary_comparisons(board.pairs, [r.family_id for r in ranked], measure, rules)
     if groups:
         board.breakdowns = [
             b for name in names for b in breakdowns(name, by_family[name], groups, rules)

@@ -244,6 +244,7 @@ def market_forecasts(
                 baseline=baseline,
                 category=first.category,
                 horizon=first.horizon,
+                closes=first.closes,
             )
         )
     return found

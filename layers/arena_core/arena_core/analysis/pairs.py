@@ -36,6 +36,10 @@ RETURN = "return_pct"
 POWER = 0.80
 NO_SPREAD = "the same difference on every shared question: no error to estimate"
 FAR_WEEKS = 4096  # past these (80 years), the normal quantile stands in for t's
+# A promise of weeks plans on the lower bound of |A - B| at this one-sided level: calibrated on
+# the validity benchmark so that an equal pair is (almost) never promised a verdict and a pair
+# told "by week W" is decided by W in at least half the seasons.
+PROMISE = 0.01
 
 
 class Verdict(StrEnum):
@@ -58,7 +62,9 @@ class PairResult:
     p_value: float | None  # None below the minimum sample
     p_holm: float | None
     detectable: float | None  # the smallest |A - B| this sample would call with 80% power
-    more_weeks: int | None  # weeks more until called, if the difference held; None if decided
+    # Weeks more until called if the difference held at its lower bound (``weeks_to_call``);
+    # None once decided, or while no difference is established.
+    more_weeks: int | None
     verdict: Verdict
     level: float | None = None  # the alpha of the interval shown (its Holm step's), once tested
 
@@ -119,7 +125,7 @@ def _tested(  # noqa: PLR0917 (one pair's fields, as PairResult takes them)
     return PairResult(a, b, measure, lower_is_better, shown, p, None, None, None, Verdict.UNDECIDED)
 
 
-def _finish(
+def finish(
     results: list[PairResult], rules: Rules, bounds: tuple[float, float] = (-math.inf, math.inf)
 ) -> list[PairResult]:
     """Holm over the tested pairs: each pair's interval at its step's level, its verdict (the
@@ -190,12 +196,23 @@ def holm_levels(
     return levels
 
 
+def planned_difference(difference: Figure) -> float:
+    """What a promise of weeks plans on: the lower one-sided ``PROMISE`` bound on |A - B|
+    (0 or less: no difference established, so no week is promised). The observed |A - B| of
+    an undecided pair is inflated by chance, and an equal pair has one too: planning on it
+    promised verdicts that came late or never."""
+    if difference.se == 0.0 or difference.df < 1:
+        return 0.0
+    return abs(difference.estimate) - critical_value(difference.df, 2 * PROMISE) * difference.se
+
+
 def weeks_to_call(difference: Figure, strict: float) -> int | None:
-    """Weeks more until |A - B| would be called at level ``strict``, if it held, the standard
-    error shrank like one over the square root of the weeks and the degrees of freedom grew
-    with them (Student's t: with few weeks the normal would promise too soon); None at 0."""
-    observed = abs(difference.estimate)
-    if observed == 0.0 or difference.se == 0.0:
+    """Weeks more until the planned difference (``planned_difference``) would be called at
+    level ``strict``, if it held, the standard error shrank like one over the square root of
+    the weeks and the degrees of freedom grew with them (Student's t: with few weeks the
+    normal would promise too soon); None when no difference is established."""
+    observed = planned_difference(difference)
+    if observed <= 0.0:
         return None
     weeks = max(difference.weeks, 1)
 
@@ -251,7 +268,7 @@ def compare_forecasts(
                 difference_bounds(measure.bounds),
             )
         )
-    return _finish(results, rules, difference_bounds(measure.bounds))
+    return finish(results, rules, difference_bounds(measure.bounds))
 
 
 def _return_estimate(
@@ -299,4 +316,4 @@ def compare_returns(
         estimate = _return_estimate([(1.0, mine), (-1.0, theirs)], len(shared), rules)
         missing = rules.return_shortfall(len(shared)) if estimate else None
         results.append(_tested(a, b, RETURN, False, estimate, missing, rules))
-    return _finish(results, rules)
+    return finish(results, rules)

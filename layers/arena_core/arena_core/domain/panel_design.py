@@ -28,6 +28,16 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Generic, Protocol, TypeVar
 
+# The deployed design (chosen on the realistic world: see the methodology page's tables).
+PANEL_SIZE = 300  # K by default (the setting ARENA_PANEL_SIZE)
+MAX_PANEL_SIZE = 300  # the largest K allowed: a decision's item holds K forecasts
+PRICE_BAND = (Decimal("0.05"), Decimal("0.95"))
+PER_EVENT = 1
+# A panel market closes within 14 days of the run that asks it, so the two weeks before hold
+# every earlier ask of a market that can still be asked: it is never asked twice.
+FRESH_WEEKS = 2
+MIN_LIQUIDITY = Decimal("1000")
+
 
 @dataclass(frozen=True, slots=True)
 class Stratum:
@@ -80,6 +90,24 @@ class PanelDesign:
         for i in order[: self.size - sum(floors)]:
             floors[i] += 1
         return floors
+
+
+STRATA = (
+    Stratum("within 7 days", 0.0, 7.0, 0.5),
+    Stratum("8 to 14 days", 7.0, 14.0, 0.5),
+)
+
+
+def panel_design(size: int = PANEL_SIZE) -> PanelDesign:
+    """The deployed design at K = ``size``."""
+    return PanelDesign(
+        size=size,
+        strata=STRATA,
+        band=PRICE_BAND,
+        per_event=PER_EVENT,
+        fresh_weeks=FRESH_WEEKS,
+        min_liquidity=MIN_LIQUIDITY,
+    )
 
 
 class Drawable(Protocol):

@@ -76,6 +76,8 @@ INTEGER = frozenset(
         "bet_forecasts",
         "requested",
         "eligible",
+        "stratum_quota",
+        "stratum_eligible",
         "decisions",
     }
 )

@@ -26,7 +26,7 @@ from arena_core.code import code_digest
 from arena_core.constants import META_CONTENT_SECURITY_POLICY
 from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.domain.commitment_log import LOG_KEY, decision_key
-from arena_core.domain.panel import P_MAX, P_MIN, PANEL_HORIZON, PANEL_SIZE, PRICE_BAND
+from arena_core.domain.panel import P_MAX, P_MIN
 from arena_core.domain.releases import LineupRelease
 from arena_core.domain.text import inert_text
 from arena_core.protocol.prompt import Prompt
@@ -44,6 +44,7 @@ from arena_core.site.collect import (
 from arena_core.site.costs import CostSummary, Spend, family_costs, per_forecast, summary, weekly
 from arena_core.site.feed import FeedItem
 from arena_core.site.markets import MarketView, price_charts
+from arena_core.site.panel_design import panel_page
 from arena_core.site.reliability import reliability_diagram
 from arena_core.site.results import forecast_results, trade_results
 from arena_core.site.schema_panel import PANEL_TABLES
@@ -207,12 +208,7 @@ class SiteRenderer:
             "universe_size": universe_size,
             "horizon": horizon,
             "recent_cohorts": RECENT_COHORTS,
-            "panel": {
-                "size": PANEL_SIZE,
-                "horizon_days": PANEL_HORIZON.days,
-                "band": PRICE_BAND,
-                "clip": (P_MIN, P_MAX),
-            },
+            "panel": {**panel_page(), "clip": (P_MIN, P_MAX)},
         }
 
     def page(self, template: str, depth: int, **context: Any) -> bytes:
