@@ -36,7 +36,10 @@ class ArenaSettings(BaseSettings):
     format_retries: int = Field(default=2, ge=0, le=5)
     max_attempts: int = Field(default=3, ge=1)
     lease_minutes: int = Field(default=15, ge=1)
-    llm_max_tokens: int = Field(default=4096, ge=256)
+    # The completion budget of a decision: by default the answer, the panel's forecasts and a
+    # reasoning model's thinking (protocol/budget.py: 22,300 tokens at K = 300); a number here
+    # replaces it for every decision.
+    llm_max_tokens: int | None = Field(default=None, ge=256)
     llm_timeout_seconds: float = Field(default=240.0, gt=0)
     include_llms: bool = True
     include_baselines: bool = True
