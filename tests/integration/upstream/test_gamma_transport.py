@@ -225,10 +225,9 @@ WINDOW = (
 
 
 def _in_window(raw: dict[str, Any]) -> bool:
-    end, liquidity = raw.get("endDate"), raw.get("liquidityNum")
+    end, liquidity = str(raw.get("endDate") or ""), raw.get("liquidityNum")
     return (
         not raw.get("closed")
-        and bool(end)
         and "2026-02-01T00:05:00Z" < end <= "2026-02-15T00:05:00Z"
         and liquidity is not None
         and float(liquidity) >= 1000
