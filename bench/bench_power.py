@@ -17,12 +17,13 @@ import argparse
 import json
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from arena_core.analysis.clustered import Clustering
 from arena_core.analysis.figures import Rules
 from arena_local.validity.fitted import recorded
-from arena_local.validity.plans import REALISTIC, before
+from arena_local.validity.plans import REALISTIC, VARIANTS, before
 from arena_local.validity.power import Cell, Lineups, Tally, merged, run_plan, truth_of
 from arena_local.validity.realistic import PanelPlan
 
@@ -31,6 +32,7 @@ PLANS = {
     "before-30": lambda: before(30),
     "before-100": lambda: before(100),
     "before-300": lambda: before(300),
+    **VARIANTS,
 }
 OPEN_RULES = Rules(min_weeks=2, min_events=2, min_return_cohorts=2)
 
@@ -42,6 +44,7 @@ class Job:
     reads: tuple[int, ...]
     seasons: int
     seed: int
+    rules: Rules
 
 
 def _run(job: Job) -> dict[int, Tally]:
@@ -50,7 +53,7 @@ def _run(job: Job) -> dict[int, Tally]:
         job.plan,
         recorded(),
         job.truth,
-        rules=OPEN_RULES,
+        rules=job.rules,
         reads=job.reads,
         seasons=job.seasons,
         seed=job.seed,
@@ -88,6 +91,9 @@ def main() -> None:
     parser.add_argument("--reads", default="4,8,13,26")
     parser.add_argument("--truth-weeks", type=int, default=0, help="default: 18,000 questions")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--clustering", type=Clustering, default=Rules().clustering, choices=list(Clustering)
+    )
     args = parser.parse_args()
     reads = tuple(int(w) for w in args.reads.split(","))
     started = time.perf_counter()
@@ -98,14 +104,24 @@ def main() -> None:
         truth = truth_of(REALISTIC, plan, recorded(), SEED, weeks)
         parts = max(1, args.workers) * 2
         jobs = [
-            Job(plan, truth, reads, args.seasons // parts + (i < args.seasons % parts), SEED + i)
+            Job(
+                plan,
+                truth,
+                reads,
+                args.seasons // parts + (i < args.seasons % parts),
+                SEED + i,
+                replace(OPEN_RULES, clustering=args.clustering),
+            )
             for i in range(parts)
         ]
         with ProcessPoolExecutor(max_workers=args.workers) as pool:
             results = list(pool.map(_run, jobs))
         cells = [Cell.of(plan.name, at, merged([r[at] for r in results])) for at in reads]
         found[plan.name] = cells
-        print(f"\n{plan.name} ({args.seasons} seasons; truth over {weeks} weeks)")
+        print(
+            f"\n{plan.name} ({args.seasons} seasons; truth over {weeks} weeks; clustered by "
+            f"{args.clustering.value})"
+        )
         print("\n".join(table(cells)), flush=True)
     if args.json is not None:
         args.json.write_text(json.dumps({k: [asdict(c) for c in v] for k, v in found.items()}))

@@ -10,6 +10,15 @@ from these numbers directly: ``bench/bench_power.py`` prints them.
 
 from __future__ import annotations
 
+from arena_core.domain.panel_design import (
+    FRESH_WEEKS,
+    MIN_LIQUIDITY,
+    PANEL_SIZE,
+    PER_EVENT,
+    PRICE_BAND,
+    STRATA,
+    Stratum,
+)
 from arena_local.validity.realistic import (
     FOLLOWER,
     HOLD,
@@ -55,3 +64,43 @@ def before(size: int = 30) -> PanelPlan:
         ),
         universe="top",
     )
+
+
+def after(
+    name: str = "default",
+    *,
+    size: int = PANEL_SIZE,
+    strata: tuple[Stratum, ...] = STRATA,
+    band: tuple[str, str] = (str(PRICE_BAND[0]), str(PRICE_BAND[1])),
+    per_event: int = PER_EVENT,
+    fresh_weeks: int = FRESH_WEEKS,
+    first_asks: bool = False,
+) -> PanelPlan:
+    """The deployed design (``domain.panel_design``), or a variant of one of its rules."""
+    return PanelPlan(
+        f"all active, {name}",
+        design(
+            size,
+            list(strata),
+            band=band,
+            per_event=per_event,
+            fresh_weeks=fresh_weeks,
+            min_liquidity=str(MIN_LIQUIDITY),
+        ),
+        first_asks=first_asks,
+    )
+
+
+VARIANTS = {
+    "after": after,
+    "k-100": lambda: after("K=100", size=100),
+    "k-200": lambda: after("K=200", size=200),
+    "band-03": lambda: after("band [0.03, 0.97]", band=("0.03", "0.97")),
+    "band-10": lambda: after("band [0.10, 0.90]", band=("0.10", "0.90")),
+    "band-20": lambda: after("band [0.20, 0.80]", band=("0.20", "0.80")),
+    "within-7": lambda: after("all within 7 days", strata=(stratum("within 7 days", 0, 7, 1),)),
+    "within-30": lambda: after("within 30 days", strata=(stratum("within 30 days", 0, 30, 1),)),
+    "reask-once": lambda: after("re-asked, counted once", fresh_weeks=0, first_asks=True),
+    "reask": lambda: after("re-asked freely", fresh_weeks=0),
+    "events-3": lambda: after("3 per event", per_event=3),
+}

@@ -108,7 +108,7 @@ def truth_of(
         world,
         forecasters=tuple(replace(f, joins=half) if f.joins else f for f in world.forecasters),
     )
-    rows = simulate(staged, plan, fitted, weeks, seed).read(math.inf)
+    rows = simulate(staged, plan, fitted, weeks, seed).read(math.inf, first_asks=plan.first_asks)
     models = {f.family_id for f in world.forecasters if f.kind == LLM}
     if not late:
         after = _means(_with_market(rows, models))
@@ -366,7 +366,7 @@ def run_plan(
     for index in range(seasons):
         season = simulate(world, plan, fitted, max(reads), seed * 1_000_003 + index)
         for at in reads:
-            rows = season.read(at)
+            rows = season.read(at, first_asks=plan.first_asks)
             board = board_of(rows, world, rules)
             score(tallies[at], board, truth, rows, world)
             tallies[at].asked += sum(1 for q in season.rows if q[0].run < at)

@@ -118,6 +118,7 @@ class PanelPlan:
     name: str
     design: PanelDesign
     universe: str = "all"  # "all" or "top"
+    first_asks: bool = False  # a re-asked market counts once (the alternative to fresh ones)
 
 
 class _Market:
@@ -182,11 +183,17 @@ class Season:
     reasked: int = 0  # questions whose market an earlier run had asked
     asked: int = 0
 
-    def read(self, at: float) -> list[Forecast]:
-        """The panel's scored forecasts as a dataset published at ``at`` (weeks) holds them."""
+    def read(self, at: float, *, first_asks: bool = False) -> list[Forecast]:
+        """The panel's scored forecasts as a dataset published at ``at`` (weeks) holds them;
+        ``first_asks``: a market asked again counts once, at its first ask."""
         found = []
+        seen: set[str] = set()
         for question in self.rows:
             first = question[0]
+            market_id = first.market.market_id
+            if first_asks and market_id in seen:
+                continue
+            seen.add(market_id)
             if first.run >= at or first.market.resolves > at:
                 continue
             found += _scored(question, at)

@@ -161,16 +161,68 @@ def _cross(a: Totals, b: Totals, scheme: Clustering) -> tuple[float, float]:
     return combined, float(max(counts[0] - 1, 0))
 
 
+@dataclass(frozen=True, slots=True)
+class Clusters:
+    """Each observation's cluster along each dimension of a scheme, as an index, and how many
+    clusters each dimension has: worked out once for a list of units and reused by every
+    estimate over them (a family's measures, the pairs sharing the same questions)."""
+
+    scheme: Clustering
+    indices: tuple[list[int], ...]
+    counts: tuple[int, ...]
+    weeks: int
+    events: int
+
+    @classmethod
+    def of(cls, units: Sequence[Unit], scheme: Clustering) -> Clusters:
+        indices, counts = [], []
+        for keys in _keys(units, scheme):
+            numbers: dict[Hashable, int] = {}
+            setdefault = numbers.setdefault
+            indices.append([setdefault(key, len(numbers)) for key in keys])
+            counts.append(len(numbers))
+        return cls(
+            scheme,
+            tuple(indices),
+            tuple(counts),
+            weeks=len({u.week for u in units}),
+            events=len({u.event for u in units}),
+        )
+
+
+def _clusters(units: Sequence[Unit] | Clusters, scheme: Clustering) -> Clusters:
+    return units if isinstance(units, Clusters) else Clusters.of(units, scheme)
+
+
 def variance(
-    psi: Sequence[float], units: Sequence[Unit], scheme: Clustering
+    psi: Sequence[float], units: Sequence[Unit] | Clusters, scheme: Clustering
 ) -> tuple[float, float]:
     """The variance of an estimator with influence values ``psi`` and its degrees of freedom.
 
-    One-way: CR1 over the scheme's clusters. Two-way: events plus weeks minus their
-    intersection (or the larger of the two when that is not positive), the smaller
-    dimension's degrees of freedom. Zero degrees of freedom (one cluster) means no interval."""
-    found = totals(psi, units, scheme)
-    return _cross(found, found, scheme)
+    One-way: CR1 over the scheme's clusters. Multiway: the one-way variances less their
+    intersections' (inclusion and exclusion; the largest one-way variance when that is not
+    positive), the smallest dimension's degrees of freedom. Zero degrees of freedom (one
+    cluster) means no interval. The same figures as ``_cross`` of ``totals`` with itself, to
+    the bit: each cluster's sum is added up in the observations' order."""
+    clusters = _clusters(units, scheme)
+    parts = []
+    for index, count in zip(clusters.indices, clusters.counts, strict=True):
+        if count < 2:
+            parts.append(0.0)
+            continue
+        sums = [0.0] * count
+        for value, cluster in zip(psi, index, strict=True):
+            sums[cluster] += value
+        cross = math.fsum([v * v for v in sums]) - math.fsum(sums) * math.fsum(sums) / count
+        parts.append(cross * count / (count - 1))
+    dimensions = _DIMENSIONS[scheme]
+    combined = math.fsum(sign * part for (_, sign), part in zip(dimensions, parts, strict=True))
+    one_way = [i for i, (found, _) in enumerate(dimensions) if len(found) == 1]
+    if len(one_way) > 1:
+        if combined <= _CANCELLED * max(map(abs, parts)):
+            combined = max(parts[i] for i in one_way)
+        return combined, float(max(min(clusters.counts[i] for i in one_way) - 1, 0))
+    return combined, float(max(clusters.counts[0] - 1, 0))
 
 
 def covariance(a: Totals, b: Totals, scheme: Clustering) -> float:
@@ -180,20 +232,23 @@ def covariance(a: Totals, b: Totals, scheme: Clustering) -> float:
 
 
 def estimate_of(
-    estimate: float, psi: Sequence[float], units: Sequence[Unit], scheme: Clustering
+    estimate: float, psi: Sequence[float], units: Sequence[Unit] | Clusters, scheme: Clustering
 ) -> Estimate:
-    value, df = variance(psi, units, scheme)
+    clusters = _clusters(units, scheme)
+    value, df = variance(psi, clusters, scheme)
     return Estimate(
         estimate=estimate,
         se=math.sqrt(max(value, 0.0)),
         df=df,
         n=len(psi),
-        weeks=len({u.week for u in units}),
-        events=len({u.event for u in units}),
+        weeks=clusters.weeks,
+        events=clusters.events,
     )
 
 
-def mean(values: Sequence[float], units: Sequence[Unit], scheme: Clustering) -> Estimate | None:
+def mean(
+    values: Sequence[float], units: Sequence[Unit] | Clusters, scheme: Clustering
+) -> Estimate | None:
     """The mean of ``values`` with its clustered standard error (None when empty)."""
     n = len(values)
     if n == 0:
@@ -205,7 +260,7 @@ def mean(values: Sequence[float], units: Sequence[Unit], scheme: Clustering) -> 
 def skill(
     scores: Sequence[float],
     references: Sequence[float],
-    units: Sequence[Unit],
+    units: Sequence[Unit] | Clusters,
     scheme: Clustering,
 ) -> Estimate | None:
     """1 - mean(scores) / mean(references) (e.g. Brier skill against the market), with the

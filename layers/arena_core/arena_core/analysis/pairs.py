@@ -27,7 +27,7 @@ from itertools import combinations
 from statistics import NormalDist
 
 from arena_core.analysis import clustered
-from arena_core.analysis.clustered import Estimate, Unit
+from arena_core.analysis.clustered import Clusters, Estimate, Unit
 from arena_core.analysis.figures import RETURN_BOUNDS, Figure, Measure, Rules, figure
 from arena_core.analysis.rows import CohortReturn, Forecast, PositionPnl
 from arena_core.analysis.tdist import critical_value, two_sided_p
@@ -85,10 +85,19 @@ def question_values(
     """Per question (run week, market): the mean of the measure over the rows, and its unit."""
     sums: dict[tuple[str, str], list[float]] = {}
     units: dict[tuple[str, str], Unit] = {}
+    value = measure.value
     for row in rows:
-        sums.setdefault(row.question, []).append(measure.value(row))
-        units[row.question] = row.unit
-    return {key: (math.fsum(v) / len(v), units[key]) for key, v in sums.items()}
+        key = row.question
+        found = sums.get(key)
+        if found is None:
+            sums[key] = [value(row)]
+        else:
+            found.append(value(row))
+        units[key] = row.unit
+    return {
+        key: (v[0] if len(v) == 1 else math.fsum(v) / len(v), units[key])
+        for key, v in sums.items()
+    }
 
 
 def difference_bounds(bounds: tuple[float, float]) -> tuple[float, float]:
@@ -249,11 +258,20 @@ def compare_forecasts(
 ) -> list[PairResult]:
     """Every two forecasters in ``rows`` (in its order) on ``measure`` over shared questions."""
     values = {family: question_values(found, measure) for family, found in rows.items()}
+    whole: dict[str, Clusters] = {}  # per family: the clusters of all its questions
     results = []
     for a, b in combinations(rows, 2):
-        shared = [q for q in values[a] if q in values[b]]  # in row order: no set order
-        diffs = [values[a][q][0] - values[b][q][0] for q in shared]
-        units = [values[a][q][1] for q in shared]
+        mine, theirs = values[a], values[b]
+        units: Sequence[Unit] | Clusters
+        if mine.keys() <= theirs.keys():  # b answered all a did (the panel: every family)
+            shared = list(mine)
+            if a not in whole:
+                whole[a] = Clusters.of([mine[q][1] for q in shared], rules.clustering)
+            units = whole[a]
+        else:
+            shared = [q for q in mine if q in theirs]  # in row order: no set order
+            units = [mine[q][1] for q in shared]
+        diffs = [mine[q][0] - theirs[q][0] for q in shared]
         estimate = clustered.mean(diffs, units, rules.clustering)
         missing = rules.shortfall(estimate.weeks, estimate.events) if estimate else None
         results.append(
