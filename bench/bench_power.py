@@ -24,7 +24,17 @@ from arena_core.analysis.clustered import Clustering
 from arena_core.analysis.figures import Rules
 from arena_local.validity.fitted import recorded
 from arena_local.validity.plans import REALISTIC, VARIANTS, before
-from arena_local.validity.power import Cell, Lineups, Tally, merged, run_plan, truth_of
+from arena_local.validity.power import (
+    Cell,
+    Lineups,
+    Promises,
+    Tally,
+    check_promises,
+    merged,
+    merged_promises,
+    run_plan,
+    truth_of,
+)
 from arena_local.validity.realistic import PanelPlan
 
 SEED = 20261128
@@ -58,6 +68,46 @@ def _run(job: Job) -> dict[int, Tally]:
         seasons=job.seasons,
         seed=job.seed,
     )
+
+
+@dataclass(frozen=True)
+class PromiseJob:
+    plan: PanelPlan
+    first: int
+    last: int
+    seasons: int
+    seed: int
+    rules: Rules
+
+
+def _promises(job: PromiseJob) -> Promises:
+    return check_promises(
+        REALISTIC,
+        job.plan,
+        recorded(),
+        rules=job.rules,
+        first=job.first,
+        last=job.last,
+        seasons=job.seasons,
+        seed=job.seed,
+    )
+
+
+def promise_lines(found: Promises) -> list[str]:
+    """Kept promises by how far ahead they were, and equal pairs promised, by reading week."""
+    lines = ["weeks ahead  promises  decided by then"]
+    for low, high in ((1, 2), (3, 4), (5, 8), (9, 52)):
+        mine = [k for at, by, k in found.kept if low <= by - at <= high]
+        share = f"{100 * sum(mine) / len(mine):5.1f}%" if mine else "    -"
+        lines.append(f"{low:>4}-{high:<6}  {len(mine):>8}  {share}")
+    kept = found.share_kept()
+    equal = found.share_equal_promised()
+    lines.append(f"all          {len(found.kept):>8}  {_pct(kept)}%")
+    lines.append(
+        f"equal pairs promised a verdict: {sum(p for _, p in found.equal)} of "
+        f"{len(found.equal)} readings ({_pct(equal)}%)"
+    )
+    return lines
 
 
 def _pct(value: float | None) -> str:
@@ -94,7 +144,35 @@ def main() -> None:
     parser.add_argument(
         "--clustering", type=Clustering, default=Rules().clustering, choices=list(Clustering)
     )
+    parser.add_argument(
+        "--promises",
+        metavar="FIRST,LAST",
+        help="instead: read each season at every week from FIRST to LAST and check every "
+        "'about N more weeks' against the week it names",
+    )
     args = parser.parse_args()
+    rules = replace(OPEN_RULES, clustering=args.clustering)
+    if args.promises:
+        first, last = (int(w) for w in args.promises.split(","))
+        for name in args.plans.split(","):
+            plan = PLANS[name]()
+            parts = max(1, args.workers) * 2
+            promise_jobs = [
+                PromiseJob(
+                    plan,
+                    first,
+                    last,
+                    args.seasons // parts + (i < args.seasons % parts),
+                    SEED + 100 + i,
+                    rules,
+                )
+                for i in range(parts)
+            ]
+            with ProcessPoolExecutor(max_workers=args.workers) as pool:
+                kept = merged_promises(list(pool.map(_promises, promise_jobs)))
+            print(f"\n{plan.name}: promises read weeks {first} to {last}, {args.seasons} seasons")
+            print("\n".join(promise_lines(kept)), flush=True)
+        return
     reads = tuple(int(w) for w in args.reads.split(","))
     started = time.perf_counter()
     found: dict[str, list[Cell]] = {}
@@ -110,7 +188,7 @@ def main() -> None:
                 reads,
                 args.seasons // parts + (i < args.seasons % parts),
                 SEED + i,
-                replace(OPEN_RULES, clustering=args.clustering),
+                rules,
             )
             for i in range(parts)
         ]

@@ -24,12 +24,12 @@ from arena_core.agents.llm import LLMAgent
 from arena_core.domain import ids
 from arena_core.domain.cohort import date_in_calendar
 from arena_core.domain.panel import Methodology
-from arena_core.domain.panel_design import MAX_PANEL_SIZE, PANEL_SIZE
+from arena_core.domain.panel_design import PANEL_SIZE
 from arena_core.errors import ConfigurationError
 from arena_core.ports.market_source import MarketSource
 from arena_core.services.panel import PanelSettings
 from arena_local import operations
-from arena_local.arguments import week
+from arena_local.arguments import panel_size, week
 from arena_local.cost.model import load_prices
 from arena_local.demo.markets import FIXTURES, RECORDED_DUMP, from_file
 from arena_local.memory import memory_stores
@@ -69,13 +69,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], st
         default=PANEL_SIZE,
         help=f"K under v1+panel (default {PANEL_SIZE}, the deployed setting's default)",
     )
-
-
-def panel_size(text: str) -> int:
-    value = int(text)
-    if not 1 <= value <= MAX_PANEL_SIZE:
-        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_PANEL_SIZE}: {text}")
-    return value
 
 
 def run(args: argparse.Namespace, now: datetime | None = None) -> int:

@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from arena_core.analysis.board import MARKET, Board, analyze
+from arena_core.analysis.board import MARKET, Board, analyze, pairs_only
 from arena_core.analysis.figures import PEER, Figure, Rules
 from arena_core.analysis.pairs import PairResult
 from arena_core.analysis.primary import BestVerdict
@@ -404,4 +404,71 @@ def merged(tallies: Sequence[Tally]) -> Tally:
         total.equal_promised += tally.equal_promised
         total.asked += tally.asked
         total.reasked += tally.reasked
+    return total
+
+
+@dataclass
+class Promises:
+    """ "About N more weeks" against what happened: per promise (a pair undecided at week w told
+    it would be decided by week W = w + N, W within the season), whether it was decided when
+    the same season was read at W; per equal pair and reading week, whether it was promised."""
+
+    kept: list[tuple[int, int, int]] = field(default_factory=list)  # (w, W, decided by W)
+    equal: list[tuple[int, int]] = field(default_factory=list)  # (w, promised)
+
+    def share_kept(self) -> float | None:
+        return sum(k for *_, k in self.kept) / len(self.kept) if self.kept else None
+
+    def share_equal_promised(self) -> float | None:
+        return sum(p for _, p in self.equal) / len(self.equal) if self.equal else None
+
+
+def check_promises(
+    world: WorldAssumptions,
+    plan: PanelPlan,
+    fitted: Fitted,
+    *,
+    rules: Rules,
+    first: int,
+    last: int,
+    seasons: int,
+    seed: int,
+) -> Promises:
+    """Seasons of ``last`` weeks, read at every week from ``first``: the ranked measure's
+    pairs as the site computes them (``board.pairs_only``), and each promise checked."""
+    models = {f.family_id for f in world.forecasters if f.kind == LLM}
+    equal = {frozenset((a, b)) for g in _groups(world) for a in g for b in g if a < b}
+    found = Promises()
+    for index in range(seasons):
+        season = simulate(world, plan, fitted, last, seed * 1_000_003 + index)
+        verdicts: dict[int, dict[frozenset[str], bool]] = {}
+        promised: list[tuple[int, int, frozenset[str]]] = []
+        for at in range(first, last + 1):
+            rows = season.read(at, first_asks=plan.first_asks)
+            present = {r.family_id for r in rows}
+            pairs = pairs_only(
+                rows,
+                rankable=models & present,
+                compared=(models | {ENSEMBLE}) & present,
+                measure=PEER,
+                rules=rules,
+                peer_market=True,
+            )
+            verdicts[at] = {frozenset((p.family_a, p.family_b)): p.decided for p in pairs}
+            for pair in pairs:
+                key = frozenset((pair.family_a, pair.family_b))
+                if key in equal and pair.difference is not None and pair.difference.shown:
+                    found.equal.append((at, int(pair.more_weeks is not None)))
+                if pair.more_weeks is not None and at + pair.more_weeks <= last:
+                    promised.append((at, at + pair.more_weeks, key))
+        for at, by, key in promised:
+            found.kept.append((at, by, int(verdicts[by].get(key, False))))
+    return found
+
+
+def merged_promises(found: Sequence[Promises]) -> Promises:
+    total = Promises()
+    for part in found:
+        total.kept += part.kept
+        total.equal += part.equal
     return total

@@ -177,6 +177,39 @@ def analyze(
     )
 
 
+def _forecasters(
+    forecasts: Sequence[Forecast], rankable: set[str], peer_market: bool
+) -> dict[str, list[Forecast]]:
+    """Every forecaster's rows, the market's own forecasts included."""
+    # One canonical order, whatever order the rows came in (a store's, a CSV's): every sum is
+    # then added up in the same order, so the site and ``arena analyze`` agree to the bit.
+    forecasts = sorted(forecasts, key=_row_order)
+    rows = [*forecasts, *market_forecasts(forecasts, rankable, with_peer=peer_market)]
+    return _by_family(rows)
+
+
+def _compared(
+    matured: Mapping[str, Sequence[Forecast]], compared: set[str]
+) -> dict[str, Sequence[Forecast]]:
+    return {n: matured[n] for n in sorted(matured) if n in compared or n == MARKET}
+
+
+def pairs_only(
+    forecasts: Sequence[Forecast],
+    *,
+    rankable: set[str],
+    compared: set[str],
+    measure: Measure,
+    rules: Rules,
+    peer_market: bool,
+) -> list[PairResult]:
+    """The pairs ``analyze_forecasts`` finds on the ranked measure, and nothing else (the
+    validity benchmark reads a season at every week to check the weeks it promises)."""
+    by_family = _forecasters(forecasts, rankable, peer_market)
+    matured = {name: [r for r in found if r.matured] for name, found in by_family.items()}
+    return compare_forecasts(_compared(matured, compared), measure, rules)
+
+
 def analyze_forecasts(
     forecasts: Sequence[Forecast],
     *,
@@ -191,11 +224,7 @@ def analyze_forecasts(
     """Everything the forecasts decide: every figure but the returns (left empty), the pairs
     on the ranked measure and on Brier, the ranks, and the breakdowns. It changes only when a
     forecast is scored or matures (the site keeps it between publications: ``site/boards``)."""
-    # One canonical order, whatever order the rows came in (a store's, a CSV's): every sum is
-    # then added up in the same order, so the site and ``arena analyze`` agree to the bit.
-    forecasts = sorted(forecasts, key=_row_order)
-    rows = [*forecasts, *market_forecasts(forecasts, rankable, with_peer=peer_market)]
-    by_family = _by_family(rows)
+    by_family = _forecasters(forecasts, rankable, peer_market)
     names = sorted(by_family)
     results = {
         name: family_result(
@@ -211,7 +240,7 @@ def analyze_forecasts(
         for name in names
     }
     matured = {name: [r for r in found if r.matured] for name, found in by_family.items()}
-    shown = {n: matured[n] for n in names if n in compared or n == MARKET}
+    shown = _compared(matured, compared)
     board = Board(measure=measure, rules=rules)
     board.pairs = compare_forecasts(shown, measure, rules)
     if measure is not BRIER:

@@ -95,8 +95,7 @@ def question_values(
             found.append(value(row))
         units[key] = row.unit
     return {
-        key: (v[0] if len(v) == 1 else math.fsum(v) / len(v), units[key])
-        for key, v in sums.items()
+        key: (v[0] if len(v) == 1 else math.fsum(v) / len(v), units[key]) for key, v in sums.items()
     }
 
 
