@@ -36,7 +36,7 @@ MAX_BYTES = 128 * 1024 * 1024
 TIMEOUT = httpx.Timeout(30.0)  # between two reads: a server may still drip bytes forever
 DEADLINE = 300.0  # seconds for one file over HTTP, however it arrives
 INPUTS = (*boards.INPUT_TABLES, *boards.PANEL_INPUT_TABLES)
-OUTPUTS = ("leaderboard", "panel_leaderboard", "pairwise")
+OUTPUTS = ("leaderboard", "panel_leaderboard", "comparisons", "pairwise")
 
 
 class Source(ABC):

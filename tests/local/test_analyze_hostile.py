@@ -22,7 +22,7 @@ from arena_local.cli import main
 from tests.support.scenario import Scenario, build
 
 RULES = Rules(min_forecasts=8, min_cohorts=2, min_weeks=2, min_events=4, min_return_cohorts=2)
-OUTPUTS = ("leaderboard.json", "panel_leaderboard.json", "pairwise.json")
+OUTPUTS = ("leaderboard.json", "panel_leaderboard.json", "comparisons.json", "pairwise.json")
 
 
 @pytest.fixture(scope="module")

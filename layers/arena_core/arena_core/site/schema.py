@@ -5,6 +5,7 @@ the schema page documents them, from this one definition (the forecast panel's t
 from __future__ import annotations
 
 from arena_core.site.schema_commitments import COMMITMENT_COLUMNS
+from arena_core.site.schema_comparisons import COMPARISON_TABLES
 from arena_core.site.schema_decisions import DECISION_COST, DECISION_TABLES
 from arena_core.site.schema_markets import MARKET_TABLES
 from arena_core.site.schema_panel import METHODOLOGY, PANEL_TABLES
@@ -428,4 +429,5 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     **DECISION_TABLES,
     **MARKET_TABLES,
     **PANEL_TABLES,
+    **COMPARISON_TABLES,
 }
