@@ -18,12 +18,15 @@ import json
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, replace
+from datetime import date
 from pathlib import Path
 
+from arena_core.analysis import validity
 from arena_core.analysis.clustered import Clustering
 from arena_core.analysis.figures import Rules
+from arena_core.analysis.validity import realistic_results, realistic_tables, text
 from arena_local.validity.fitted import recorded
-from arena_local.validity.plans import REALISTIC, VARIANTS, before
+from arena_local.validity.plans import REALISTIC, VARIANTS, after, before, world_rows
 from arena_local.validity.power import (
     Cell,
     Lineups,
@@ -35,9 +38,10 @@ from arena_local.validity.power import (
     run_plan,
     truth_of,
 )
-from arena_local.validity.realistic import PanelPlan
+from arena_local.validity.realistic import LLM, PanelPlan
 
 SEED = 20261128
+OUT = Path(validity.__file__).with_name(validity.REALISTIC)
 PLANS = {
     "before-30": lambda: before(30),
     "before-100": lambda: before(100),
@@ -96,7 +100,7 @@ def _promises(job: PromiseJob) -> Promises:
 def promise_lines(found: Promises) -> list[str]:
     """Kept promises by how far ahead they were, and equal pairs promised, by reading week."""
     lines = ["weeks ahead  promises  decided by then"]
-    for low, high in ((1, 2), (3, 4), (5, 8), (9, 52)):
+    for low, high in AHEAD:
         mine = [k for at, by, k in found.kept if low <= by - at <= high]
         share = f"{100 * sum(mine) / len(mine):5.1f}%" if mine else "    -"
         lines.append(f"{low:>4}-{high:<6}  {len(mine):>8}  {share}")
@@ -108,6 +112,27 @@ def promise_lines(found: Promises) -> list[str]:
         f"{len(found.equal)} readings ({_pct(equal)}%)"
     )
     return lines
+
+
+AHEAD = ((1, 2), (3, 4), (5, 8), (9, 52))
+
+
+def record_promises(plan: PanelPlan, first: int, last: int, kept: Promises) -> None:
+    results = dict(realistic_results())
+    by_ahead = []
+    for low, high in AHEAD:
+        mine = [k for at, by, k in kept.kept if low <= by - at <= high]
+        by_ahead.append([low, high, len(mine), sum(mine) / len(mine) if mine else None])
+    results["promises"] = {
+        "plan": plan.name,
+        "first": first,
+        "last": last,
+        "by_ahead": by_ahead,
+        "count": len(kept.kept),
+        "kept": kept.share_kept(),
+        "equal": [sum(p for _, p in kept.equal), len(kept.equal)],
+    }
+    OUT.write_text(json.dumps(results, indent=1) + "\n")
 
 
 def _pct(value: float | None) -> str:
@@ -142,6 +167,9 @@ def main() -> None:
     parser.add_argument("--truth-weeks", type=int, default=0, help="default: 18,000 questions")
     parser.add_argument("--json", type=Path)
     parser.add_argument(
+        "--write", action="store_true", help=f"put the results into {OUT.name} (the page's)"
+    )
+    parser.add_argument(
         "--clustering", type=Clustering, default=Rules().clustering, choices=list(Clustering)
     )
     parser.add_argument(
@@ -172,14 +200,18 @@ def main() -> None:
                 kept = merged_promises(list(pool.map(_promises, promise_jobs)))
             print(f"\n{plan.name}: promises read weeks {first} to {last}, {args.seasons} seasons")
             print("\n".join(promise_lines(kept)), flush=True)
+            if args.write:
+                record_promises(plan, first, last, kept)
         return
     reads = tuple(int(w) for w in args.reads.split(","))
     started = time.perf_counter()
     found: dict[str, list[Cell]] = {}
+    truths: dict[str, Lineups] = {}
     for name in args.plans.split(","):
         plan = PLANS[name]()
         weeks = args.truth_weeks or max(60, 18_000 // plan.design.size)
         truth = truth_of(REALISTIC, plan, recorded(), SEED, weeks)
+        truths[plan.name] = truth
         parts = max(1, args.workers) * 2
         jobs = [
             Job(
@@ -203,7 +235,35 @@ def main() -> None:
         print("\n".join(table(cells)), flush=True)
     if args.json is not None:
         args.json.write_text(json.dumps({k: [asdict(c) for c in v] for k, v in found.items()}))
+    if args.write:
+        update_results(found, truths, args.seasons)
     print(f"\n{time.perf_counter() - started:.0f} s")
+
+
+def update_results(found: dict[str, list[Cell]], truths: dict[str, Lineups], seasons: int) -> None:
+    """Put this run's cells into the published results (those of other plans kept), with the
+    world's description, and print the page's tables."""
+    results = dict(realistic_results())
+    cells = [c for c in results.get("cells", []) if c["plan"] not in found]
+    cells += [asdict(c) for plan in found.values() for c in plan]
+    default = after().name
+    truth = truths.get(default) or next(iter(truths.values()))
+    market = truth.after["brier", "market"]
+    gaps = {
+        f.family_id: truth.after["brier", f.family_id] - market
+        for f in REALISTIC.forecasters
+        if f.kind == LLM
+    }
+    results |= {
+        "seed": SEED,
+        "date": date.today().isoformat(),
+        "seasons": seasons,
+        "world": world_rows(REALISTIC, recorded(), gaps),
+        "cells": cells,
+    }
+    OUT.write_text(json.dumps(results, indent=1) + "\n")
+    for line in text(realistic_tables(results)):
+        print(line)
 
 
 if __name__ == "__main__":

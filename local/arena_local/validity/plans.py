@@ -19,6 +19,7 @@ from arena_core.domain.panel_design import (
     STRATA,
     Stratum,
 )
+from arena_local.validity.fitted import Fitted
 from arena_local.validity.realistic import (
     FOLLOWER,
     HOLD,
@@ -104,3 +105,74 @@ VARIANTS = {
     "reask": lambda: after("re-asked freely", fresh_weeks=0),
     "events-3": lambda: after("3 per event", per_event=3),
 }
+
+
+def world_rows(world: WorldAssumptions, fitted: Fitted, gaps: dict[str, float]) -> list[list[str]]:
+    """What the realistic world is: each fact fitted to the dump or assumed, for the page.
+    ``gaps``: each forecaster's true Brier minus the market's under the deployed design."""
+    models = [f for f in world.forecasters if f.kind == "llm"]
+    late = [f for f in models if f.joins]
+    gross = [f for f in models if f.gross]
+    dump = f"fitted: {fitted.source}"
+    return [
+        [
+            "Open binary markets priced outside [0.05, 0.95]",
+            f"{1 - fitted.share_priced_within(0.05, 0.95):.0%} (resampled)",
+            dump,
+        ],
+        [
+            "Duration from listing to end",
+            f"median {sorted(fitted.durations)[len(fitted.durations) // 2]:.0f} days of a "
+            f"market open at a snapshot, {fitted.share_longer(70):.0%} over 70 days",
+            dump,
+        ],
+        [
+            "Events",
+            f"{fitted.single_share:.0%} single markets; of the others "
+            f"{fitted.ladder_share:.0%} ladders (nested thresholds), the rest candidates",
+            dump,
+        ],
+        ["Liquidity at least $1,000", f"{fitted.share_liquid(1000):.0%} of open markets", dump],
+        ["Active markets at any time", f"{world.active_markets:,}", "assumed"],
+        [
+            "Mispricing (logit sd)",
+            f"{world.market_lasting} lasting per market, {world.market_weekly} redrawn weekly",
+            "assumed",
+        ],
+        [
+            "Models",
+            f"{len(models)} ({len(late)} join in week {late[0].joins if late else 0}); "
+            f"3 baselines and the models' ensemble beside",
+            "assumed",
+        ],
+        [
+            "Models read the price and share errors",
+            f"price weight {models[0].reads_price}; a shared error of sd {world.shared_error} "
+            "per market",
+            "assumed",
+        ],
+        [
+            "Gross errors",
+            f"{len(gross)} model with {gross[0].gross:.0%} of forecasts at 0.97 on its unlikely "
+            "side"
+            if gross
+            else "none",
+            "assumed",
+        ],
+        [
+            "Outcome shocks (logit sd)",
+            f"{world.weekly_shock} market-wide per week of resolution, {world.category_shock} "
+            "per category",
+            "assumed",
+        ],
+        [
+            "'By date' single markets",
+            f"{world.by_date_share:.0%}: a YES resolves at once",
+            "assumed",
+        ],
+        [
+            "True Brier minus the market's (deployed panel)",
+            "; ".join(f"{f} {g:+.3f}" for f, g in gaps.items()),
+            "the truth: a long season",
+        ],
+    ]

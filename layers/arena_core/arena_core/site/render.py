@@ -288,6 +288,8 @@ class SiteRenderer:
                 title="Methodology",
                 validity=validity.results(),
                 validity_tables=validity.all_tables(validity.results()),
+                realistic=validity.realistic_results(),
+                realistic_tables=validity.realistic_tables(validity.realistic_results()),
                 **common,
             ),
             "data/index.html": self.page(
