@@ -6,8 +6,9 @@ it the world takes, as empirical distributions it resamples:
 
 - the YES price of open binary markets at capture (the mass at extreme prices: about half of
   them lie below 0.05 or above 0.95);
-- the time from listing to scheduled end of every market with both dates (long-dated markets:
-  the median runs about two months, a quarter more than seven);
+- the time from listing to scheduled end of the open markets (long-dated markets: the median
+  runs about two months, a quarter more than seven; the world weighs each by one over its
+  duration, since a snapshot holds a market for as long as it runs);
 - the order-book liquidity of open markets (for the liquidity floor);
 - how markets group into events, and which events are ladders (thresholds on one quantity,
   "above $X") or mutually exclusive candidates (``negRisk``).
@@ -34,7 +35,7 @@ P_FLOOR = 0.001  # prices clipped as the panel clips forecasts
 @dataclass(frozen=True)
 class Fitted:
     price_logits: tuple[float, ...]  # open binary markets' YES prices at capture, as logits
-    durations: tuple[float, ...]  # days from listing to scheduled end
+    durations: tuple[float, ...]  # days from listing to scheduled end, of open markets
     liquidity: tuple[float, ...]  # dollars, open markets
     single_share: float  # of events: one market
     ladder_share: float  # of multi-market events: thresholds on one quantity (not negRisk)
@@ -87,7 +88,7 @@ def fit(payloads: list[dict[str, Any]], source: str) -> Fitted:
     open_markets = [m for m in payloads if not m.get("closed")]
     prices = [p for p in map(_yes_price, open_markets) if p is not None]
     durations = []
-    for market in payloads:
+    for market in open_markets:  # a snapshot: long markets over-represented (weighed back)
         start = _moment(market.get("startDate") or market.get("createdAt"))
         end = _moment(market.get("endDate"))
         if start is not None and end is not None and end > start:
