@@ -25,6 +25,7 @@ from arena_core.analysis import validity
 from arena_core.analysis.clustered import Clustering
 from arena_core.analysis.figures import Rules
 from arena_core.analysis.validity import realistic_results, realistic_tables, text
+from arena_core.domain.panel_design import PanelDesign
 from arena_local.validity.fitted import recorded
 from arena_local.validity.plans import REALISTIC, VARIANTS, after, before, world_rows
 from arena_local.validity.power import (
@@ -115,6 +116,18 @@ def promise_lines(found: Promises) -> list[str]:
 
 
 AHEAD = ((1, 2), (3, 4), (5, 8), (9, 52))
+
+
+def design_of(design: PanelDesign) -> dict[str, object]:
+    """The design measured as "all active, default": the deployed one (a test checks)."""
+    return {
+        "size": design.size,
+        "strata": [[s.name, s.min_days, s.max_days, s.share] for s in design.strata],
+        "band": [str(b) for b in design.band],
+        "per_event": design.per_event,
+        "fresh_weeks": design.fresh_weeks,
+        "min_liquidity": str(design.min_liquidity),
+    }
 
 
 def record_promises(plan: PanelPlan, first: int, last: int, kept: Promises) -> None:
@@ -259,6 +272,7 @@ def update_results(found: dict[str, list[Cell]], truths: dict[str, Lineups], sea
         "date": date.today().isoformat(),
         "seasons": seasons,
         "world": world_rows(REALISTIC, recorded(), gaps),
+        "design": design_of(after().design),
         "cells": cells,
     }
     OUT.write_text(json.dumps(results, indent=1) + "\n")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from arena_core.analysis.board import MARKET, Board, analyze, pairs_only
 from arena_core.analysis.figures import PEER, Figure, Rules
 from arena_core.analysis.pairs import PairResult
-from arena_core.analysis.primary import BestVerdict
+from arena_core.analysis.primary import BestVerdict, Primary
 from arena_core.analysis.rows import Forecast
 from arena_core.analysis.tdist import critical_value
 from arena_local.validity.fitted import Fitted
@@ -230,10 +230,18 @@ def score(
         gap = _pair_truth(truth, "brier", pair, weeks)
         if gap is not None and MARKET not in (pair.family_a, pair.family_b) and _near(gap):
             better = pair.family_a if gap < 0 else pair.family_b
-            tally.called["pairs"].append(int(pair.better() == better))
+            late = _late(weeks, pair.family_a) or _late(weeks, pair.family_b)
+            tally.called["pairs, late" if late else "pairs"].append(int(pair.better() == better))
     tally.false["pairs"] += wrong
-    if board.primary is not None:
+    if getattr(board, "primary", None) is not None:  # boards before issue 34 have none
         _score_primary(tally, board, truth, weeks, equal)
+
+
+def _late(weeks: Mapping[str, list[int]], family: str) -> bool:
+    """Whether ``family`` joined after the first run week of the season read: the target is
+    for families from the first cohort (a late one is reported apart)."""
+    first = min((min(w) for w in weeks.values() if w), default=0)
+    return min(weeks.get(family) or [first]) > first
 
 
 def _true_pair(  # noqa: PLR0917 - a pair and what its truth needs
@@ -263,7 +271,7 @@ def _score_primary(
     equal: set[frozenset[str]],
 ) -> None:
     """The primary comparisons: each model against the market, and which could be the best."""
-    primary = board.primary
+    primary: Primary | None = getattr(board, "primary", None)
     assert primary is not None
     kind = "peer" if board.measure is PEER else "brier"
     sign = -1.0 if board.measure.lower_is_better else 1.0
@@ -278,9 +286,7 @@ def _score_primary(
         gap = _true_pair(truth, "brier", pair.family_a, MARKET, weeks, equal)
         if gap is not None and _near(gap):
             better = pair.family_a if gap < 0 else MARKET
-            hit = int(pair.better() == better)
-            tally.called["market"].append(hit)
-            tally.called["primary"].append(hit)
+            _called(tally, "market", _late(weeks, pair.family_a), int(pair.better() == better))
     families = primary.families
     for best in primary.best:
         others = [f for f in families if f != best.family_id]
@@ -299,11 +305,20 @@ def _score_primary(
         gap = max(g or 0.0 for g in gaps)  # its Brier above the best of the others
         if _near(gap):
             hit = int(best.verdict is BestVerdict.NOT_BEST)
-            tally.called["best"].append(hit)
-            tally.called["primary"].append(hit)
+            _called(tally, "best", _late(weeks, best.family_id), hit)
     for scheme, found in wrong.items():
         tally.false[scheme] += found
     tally.false["primary"] += wrong["market"] or wrong["best"]
+
+
+def _called(tally: Tally, scheme: str, late: bool, hit: int) -> None:
+    """One primary comparison with a true 0.02 gap: in its scheme and in the pooled primary
+    family, or, for a family that joined late, apart."""
+    if late:
+        tally.called["primary, late"].append(hit)
+        return
+    tally.called[scheme].append(hit)
+    tally.called["primary"].append(hit)
 
 
 def _near(gap: float) -> bool:

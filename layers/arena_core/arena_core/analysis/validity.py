@@ -197,7 +197,10 @@ def power_table(found: Mapping[str, Any]) -> Table:
         (
             cell["plan"],
             str(cell["weeks"]),
-            *(_cell_pct(cell, "power", k) for k in ("primary", "best", "market", "pairs")),
+            *(
+                _cell_pct(cell, "power", k)
+                for k in ("primary", "best", "market", "pairs", "primary, late")
+            ),
             *(_cell_pct(cell, "false", k) for k in ("primary", "pairs")),
             _pct(cell["reasked"]),
         )
@@ -209,8 +212,10 @@ def power_table(found: Mapping[str, Any]) -> Table:
         "the week shown (from the first cohort; questions count once they mature), on the "
         "ranked measure (peer score): the primary comparisons together, MCB ('not the best' "
         "for a model 0.02 behind the best), against the market, and the secondary pairs "
-        "(Holm over every pair). False verdicts: share of seasons with any false verdict in "
-        "the family shown. Re-asked: share of questions whose market an earlier week asked.",
+        "(Holm over every pair), for the models there from the first cohort; then the primary "
+        "comparisons of the two models that join in week 4 (four weeks fewer). False verdicts: "
+        "share of seasons with any false verdict in the family shown. Re-asked: share of "
+        "questions whose market an earlier week asked.",
         (
             "Panel",
             "Weeks",
@@ -218,6 +223,7 @@ def power_table(found: Mapping[str, Any]) -> Table:
             "Not the best",
             "Vs market",
             "Pairs",
+            "Primary, late models",
             "False: primary",
             "False: pairs",
             "Re-asked",
