@@ -11,6 +11,8 @@ from dataclasses import replace
 import pytest
 
 from arena_core.analysis.figures import Rules
+from arena_core.analysis.validity import realistic_results, realistic_tables, text
+from arena_core.domain.panel_design import panel_design
 from arena_local.validity.fitted import recorded
 from arena_local.validity.plans import REALISTIC, after, before
 from arena_local.validity.power import Cell, check_promises, run_plan, truth_of
@@ -89,3 +91,25 @@ def test_promises_are_checked_at_the_week_they_name() -> None:
     )
     assert found.equal  # equal pairs were read, promised or not
     assert all(3 <= at < by <= 6 for at, by, _ in found.kept)
+
+
+def test_the_published_realistic_results_are_of_the_deployed_design() -> None:
+    """The methodology page's realistic-world tables come from validity_realistic.json: it
+    must hold the design deployed now, the panel before beside it, every reading week the
+    target speaks of, and the promises checked."""
+    published = realistic_results()
+    assert published, "layers/arena_core/arena_core/analysis/validity_realistic.json is missing"
+    design = panel_design()
+    assert published["design"] == {
+        "size": design.size,
+        "strata": [[s.name, s.min_days, s.max_days, s.share] for s in design.strata],
+        "band": [str(b) for b in design.band],
+        "per_event": design.per_event,
+        "fresh_weeks": design.fresh_weeks,
+        "min_liquidity": str(design.min_liquidity),
+    }
+    plans = {(c["plan"], c["weeks"]) for c in published["cells"]}
+    assert {(after().name, w) for w in (4, 8, 13)} <= plans
+    assert any(plan.startswith("top-500 (before)") for plan, _ in plans)
+    lines = text(realistic_tables(published))
+    assert any("'about N more weeks'" in line for line in lines)
