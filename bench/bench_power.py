@@ -253,12 +253,19 @@ def main() -> None:
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 
+def _order(plan: str) -> tuple[int, str]:
+    """Before first, then the deployed design, then its variants."""
+    return (0 if plan.startswith("top-500") else 1 if plan == after().name else 2, plan)
+
+
 def update_results(found: dict[str, list[Cell]], truths: dict[str, Lineups], seasons: int) -> None:
     """Put this run's cells into the published results (those of other plans kept), with the
     world's description, and print the page's tables."""
     results = dict(realistic_results())
-    cells = [c for c in results.get("cells", []) if c["plan"] not in found]
-    cells += [asdict(c) for plan in found.values() for c in plan]
+    fresh = [asdict(c) for plan in found.values() for c in plan]
+    measured = {(c["plan"], c["weeks"]) for c in fresh}
+    cells = [c for c in results.get("cells", []) if (c["plan"], c["weeks"]) not in measured]
+    cells = sorted([*cells, *fresh], key=lambda c: (_order(c["plan"]), c["weeks"]))
     default = after().name
     truth = truths.get(default) or next(iter(truths.values()))
     market = truth.after["brier", "market"]

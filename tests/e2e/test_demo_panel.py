@@ -68,7 +68,7 @@ def test_every_agent_forecasts_every_panel_market(demo: tuple[DemoOutcome, Path,
     panel = {q["market_id"] for q in questions}
     # Drawn from the listing by the design: its strata, their quotas and what qualified
     strata = {(q["stratum"], q["stratum_quota"], q["stratum_eligible"]) for q in questions}
-    assert {s for s, _, _ in strata} <= {"within 7 days", "8 to 14 days"}
+    assert {s for s, _, _ in strata} <= {"1 to 3 days", "4 to 7 days"}
     assert all(int(quota) == K // 2 and int(eligible) > 0 for _, quota, eligible in strata)
     assert {(q["requested"], q["eligible"]) for q in questions} == {
         (str(K), questions[0]["eligible"])

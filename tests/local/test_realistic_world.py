@@ -38,9 +38,9 @@ def test_the_deployed_design_asks_fresh_questions_one_per_event() -> None:
         questions = [q for q in season.rows if q[0].run == week]
         events = Counter(q[0].market.event for q in questions)
         assert len(questions) == 60 and max(events.values()) == 1
-        assert all(0 < (q[0].market.end - week) * 7 <= 14 for q in questions)
+        assert all(0 < (q[0].market.end - week) * 7 <= 7 for q in questions)
     counts = season.strata[0]
-    assert set(counts) == {"within 7 days", "8 to 14 days"}
+    assert set(counts) == {"1 to 3 days", "4 to 7 days"}
     assert all(eligible >= chosen for eligible, chosen in counts.values())
 
 

@@ -21,7 +21,7 @@ from arena_core.adapters.site_publishers import INDEX, LEGACY_MANIFEST, MANIFEST
 from arena_core.domain.cohort import date_in_calendar
 from arena_core.domain.lineup import BASELINES, AgentKind, AgentSpec, default_lineup
 from arena_core.domain.panel import Methodology
-from arena_core.domain.panel_design import PANEL_SIZE
+from arena_core.domain.panel_design import PANEL_SIZE, panel_design
 from arena_core.ports.publisher import INTERNAL
 from arena_local.demo.errors import DemoError, LedgerMismatchDemoError
 from arena_local.demo.faults import FaultInjector
@@ -203,7 +203,8 @@ def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
         stream.write(f"Stand-ins: served on 127.0.0.1 for this run; {STAND_IN_NOTE}\n")
     start = first_sunday(request.start, stream)
     if request.methodology == Methodology.V1_PANEL:
-        listing = panel_listing(request.seed, start, request.weeks, request.panel_size)
+        horizon = panel_design(request.panel_size).horizon_days
+        listing = panel_listing(request.seed, start, request.weeks, request.panel_size, horizon)
         markets = markets.with_listing(listing, "a seeded synthetic panel listing")
         stream.write(
             f"Panel: K = {request.panel_size}, from every market of the listing that qualifies: "

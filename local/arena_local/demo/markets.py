@@ -142,19 +142,22 @@ def synthetic(seed: int, count: int = SYNTHETIC_MARKETS) -> MarketChoice:
 PANEL_CATEGORIES = ("Politics", "Sports", "Crypto", "Economy", "Science", "Culture")
 
 
-def panel_listing(seed: int, start: datetime, weeks: int, size: int) -> list[dict[str, Any]]:
+def panel_listing(
+    seed: int, start: datetime, weeks: int, size: int, days: float = 7.0
+) -> list[dict[str, Any]]:
     """A seeded panel listing for the forecast panel, when the markets chosen hold too few that
     qualify (the recorded dump's closed markets record no liquidity): for each simulated week,
-    ``size`` open Yes/No markets closing 1 to 14 days after its decision run, each an event of
-    its own, liquid, priced in the band, with a volume too small for the top-500 trading
-    universe. They settle at their end date to an outcome drawn with their price."""
+    ``size`` open Yes/No markets closing within ``days`` of its decision run (the design's
+    horizon), each an event of its own, liquid, priced in the band, with a volume too small
+    for the top-500 trading universe. They settle at their end date to an outcome drawn with
+    their price."""
     rng = random.Random(f"{seed}:panel-listing")
     payloads = []
     for week in range(weeks):
         run = start + timedelta(weeks=week, minutes=5)
         for index in range(size):
             number = week * size + index
-            ends = run + timedelta(days=1 + 13 * rng.random())
+            ends = run + timedelta(days=0.1 + (days - 0.2) * rng.random())
             yes = round(rng.uniform(0.08, 0.92), 3)
             payloads.append(
                 {

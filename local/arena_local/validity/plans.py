@@ -100,6 +100,11 @@ VARIANTS = {
     "band-10": lambda: after("band [0.10, 0.90]", band=("0.10", "0.90")),
     "band-20": lambda: after("band [0.20, 0.80]", band=("0.20", "0.80")),
     "within-7": lambda: after("all within 7 days", strata=(stratum("within 7 days", 0, 7, 1),)),
+    "strata-7-14": lambda: after(
+        "half within 7 days, half 8 to 14",
+        strata=(stratum("within 7 days", 0, 7, 0.5), stratum("8 to 14 days", 7, 14, 0.5)),
+        fresh_weeks=2,
+    ),
     "within-30": lambda: after("within 30 days", strata=(stratum("within 30 days", 0, 30, 1),)),
     "reask-once": lambda: after("re-asked, counted once", fresh_weeks=0, first_asks=True),
     "reask": lambda: after("re-asked freely", fresh_weeks=0),

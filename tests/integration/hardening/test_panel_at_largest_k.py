@@ -49,7 +49,7 @@ def listing() -> list[Market]:
     return [
         binary(f"{1_300_000 + i}", f"{0.10 + 0.8 * (i % 97) / 97:.4f}").model_copy(
             update={
-                "end_date": RUN_AT + timedelta(days=1 + i % 13),
+                "end_date": RUN_AT + timedelta(days=0.5 + (i % 13) / 2),
                 "liquidity": Decimal("5000"),
                 "category": f"cat-{i % 6}",
                 "event_id": f"event-{i}",

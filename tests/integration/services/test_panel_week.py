@@ -110,7 +110,7 @@ def test_a_panel_week_is_forecast_by_every_agent_and_scored_once(stores: Stores)
     pending = stores.panel.pending_questions()
     assert sorted(q.market.market_id for q in pending) == sorted(PRICES)  # "late" is too late
     assert {(q.stratum, q.stratum_quota, q.stratum_eligible) for q in pending} == {
-        ("within 7 days", 2, 4)
+        ("1 to 3 days", 2, 4)
     }
     assert {(q.requested, q.eligible) for q in pending} == {(4, 4)}
     assert all(len(q.agent_ids) == len(cohort.lineup) for q in pending)

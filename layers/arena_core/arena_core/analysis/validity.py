@@ -197,6 +197,7 @@ def power_table(found: Mapping[str, Any]) -> Table:
         (
             cell["plan"],
             str(cell["weeks"]),
+            str(cell["seasons"]),
             *(
                 _cell_pct(cell, "power", k)
                 for k in ("primary", "best", "market", "pairs", "primary, late")
@@ -219,6 +220,7 @@ def power_table(found: Mapping[str, Any]) -> Table:
         (
             "Panel",
             "Weeks",
+            "Seasons",
             "Primary",
             "Not the best",
             "Vs market",

@@ -33,9 +33,9 @@ PANEL_SIZE = 300  # K by default (the setting ARENA_PANEL_SIZE)
 MAX_PANEL_SIZE = 300  # the largest K allowed: a decision's item holds K forecasts
 PRICE_BAND = (Decimal("0.05"), Decimal("0.95"))
 PER_EVENT = 1
-# A panel market closes within 14 days of the run that asks it, so the two weeks before hold
-# every earlier ask of a market that can still be asked: it is never asked twice.
-FRESH_WEEKS = 2
+# A panel market closes within 7 days of the run that asks it, so the week before holds every
+# earlier ask of a market that can still be asked: none is asked twice.
+FRESH_WEEKS = 1
 MIN_LIQUIDITY = Decimal("1000")
 
 
@@ -92,9 +92,13 @@ class PanelDesign:
         return floors
 
 
+# Every question closes within the week of its run, so it matures before the next run: a
+# verdict waits no week for maturity, and no outcome shock crosses run weeks. Half close in
+# the first three days, half in the rest of the week (neither only daily markets nor only
+# the week's last ones).
 STRATA = (
-    Stratum("within 7 days", 0.0, 7.0, 0.5),
-    Stratum("8 to 14 days", 7.0, 14.0, 0.5),
+    Stratum("1 to 3 days", 0.0, 3.0, 0.5),
+    Stratum("4 to 7 days", 3.0, 7.0, 0.5),
 )
 
 
