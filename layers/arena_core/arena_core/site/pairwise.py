@@ -6,7 +6,8 @@ A matrix cell reads "row minus column", so a row is read across: on Brier a nega
 the row forecast better on the questions both answered; on peer score or return a positive one
 means the row did better. A verdict needs the Holm-adjusted p-value below 0.05; below the
 validity minimum a pair has no interval and no verdict and says what it lacks; an undecided pair
-says how many more weeks would call it if its difference held, never "none".
+says by how many more weeks it would be called if its difference held at its lower bound, or
+that no difference is established yet (then no week is promised: an equal pair never is).
 """
 
 from __future__ import annotations
@@ -139,7 +140,7 @@ def more_needed(pair: PairResult) -> str:
     if pair.verdict is not Verdict.UNDECIDED:
         return "—"
     if pair.more_weeks is None:
-        return "no difference observed"
+        return "no difference established: no week promised"
     return f"about {pair.more_weeks:,} more week{'' if pair.more_weeks == 1 else 's'}"
 
 

@@ -44,7 +44,7 @@ from arena_core.site.collect import (
 from arena_core.site.costs import CostSummary, Spend, family_costs, per_forecast, summary, weekly
 from arena_core.site.feed import FeedItem
 from arena_core.site.markets import MarketView, price_charts
-from arena_core.site.panel_design import panel_page
+from arena_core.site.panel_design import PanelWeek, panel_page
 from arena_core.site.reliability import reliability_diagram
 from arena_core.site.results import forecast_results, trade_results
 from arena_core.site.schema_panel import PANEL_TABLES
@@ -264,6 +264,7 @@ class SiteRenderer:
         spend: Spend | None = None,
         universe_weeks: Sequence[date] = (),
         releases: Sequence[LineupRelease] = (),
+        panel_weeks: Sequence[PanelWeek] = (),
     ) -> dict[str, bytes]:
         """Every site-wide page and table: one leaderboard per methodology version (the current
         one first), each with its own statistics; the model pages show each version apart.
@@ -290,6 +291,7 @@ class SiteRenderer:
                 validity_tables=validity.all_tables(validity.results()),
                 realistic=validity.realistic_results(),
                 realistic_tables=validity.realistic_tables(validity.realistic_results()),
+                panel_weeks=panel_weeks,
                 **common,
             ),
             "data/index.html": self.page(
