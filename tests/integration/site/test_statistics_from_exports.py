@@ -270,3 +270,15 @@ def test_the_primary_comparisons_are_published_beside_the_secondary_pairs(site: 
             assert Decimal(row["estimate_low"]) <= 0 <= Decimal(row["estimate_high"])
     page = (site.site_dir / "pairwise.html").read_text()
     assert page.index("Primary comparisons") < page.index("Secondary: every pair")
+
+
+def test_every_pair_is_labelled_secondary_with_its_own_correction(site: Scenario) -> None:
+    rows = read_csv(site.site_dir / "data" / "pairwise.csv")
+    tested: dict[tuple[str, str], int] = {}
+    for row in rows:
+        if row["p_value"]:
+            key = (row["methodology"], row["measure"])
+            tested[key] = tested.get(key, 0) + 1
+    for row in rows:
+        m = tested.get((row["methodology"], row["measure"]), 0)
+        assert row["correction"] == f"secondary: Holm over {m} pairs at alpha 0.05"

@@ -246,6 +246,11 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ),
             ("verdict", "A better, B better, undecided, too few shared, or nothing shared."),
             ("needs", "What a pair with too few shared still needs, e.g. 3 of 8 weeks needed."),
+            (
+                "correction",
+                "The secondary table's own correction: Holm over every pair tested on the "
+                "measure (the primary comparisons, with theirs, are in comparisons).",
+            ),
         ),
     ),
     "breakdowns": (

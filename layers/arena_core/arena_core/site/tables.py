@@ -12,6 +12,7 @@ interval (empty ends) and says what it needs.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -262,9 +263,19 @@ def comparison_rows(board: BoardResult) -> list[Record]:
 
 
 def pairwise_rows(board: BoardResult) -> list[Record]:
+    """Every pair: the secondary table, each row labelled with its correction (Holm over the
+    pairs tested on its measure; the primary comparisons are ``comparison_rows``)."""
     shown = board.shown
     pairs = [*shown.pairs, *shown.brier_pairs, *board.bets.return_pairs]
-    return [pair_record(p, board.methodology) for p in pairs]
+    tested = Counter(p.measure for p in pairs if p.p_value is not None)
+    return [
+        {
+            **pair_record(p, board.methodology),
+            "correction": f"secondary: Holm over {tested[p.measure]} pairs at alpha "
+            f"{figure(board.rules.alpha)}",
+        }
+        for p in pairs
+    ]
 
 
 def breakdown_rows(board: BoardResult) -> list[Record]:
