@@ -55,7 +55,7 @@ java:
 	@scripts/ensure-java
 
 unit: $(STAMP) $(NODE_STAMP) $(CHROMIUM) java
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadfile --durations=20
 
 test: lint typecheck unit
 

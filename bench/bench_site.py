@@ -13,14 +13,13 @@ every 12 hours before that (only weekly points are read from then). A pass every
 throughout, this benchmark's cadence before, left a one-week site with near-empty charts, so
 its ratio measured how full the charts were rather than history; it is printed too.
 
-What a tick reads and formats does not grow with history: every score and final snapshot is
-carried from the last publication (``site/carried.py``), the forecasts' table and statistics and
-the returns' statistics are kept with what they were computed from (``site/boards.py``), the
-completed cohorts' rows of the returns tables are kept as written and as parsed
-(``site/completed.py``), the families' costs with the costs table's digest (``site/costs.py``),
-tables are written only when they changed (``site/table_memo.py``), and the manifest of
-published digests is read and written by the part a tick changes (``ports/manifest.py``). Run
-with `make bench`.
+What a tick reads and formats does not grow with history: every score is carried from the last
+publication (``publication/carried.py``), a completed cohort is sealed once
+(``publication/sealed.py``), and the forecasts' table and statistics, the returns' statistics,
+the sealed cohorts' rows of the returns tables and the families' costs go through the memo, each
+kept with what it was computed from (``publication/memo.py``); tables are written only when they
+changed, and the manifest's part a tick changes is in the root it reads and writes anyway
+(``adapters/manifest.py``). Run with `make bench`.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ from typing import Any
 
 from arena_core.adapters.polymarket.parse import parse_market
 from arena_core.adapters.site_publishers import LocalFolderPublisher
+from arena_core.dataset.exports import to_csv
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.commitment_log import decision_key
 from arena_core.domain.decisions import DecisionRecord, DecisionStatus
@@ -43,12 +44,12 @@ from arena_core.domain.market import ResolutionKind
 from arena_core.domain.panel import Methodology
 from arena_core.errors import ArenaError
 from arena_core.ports.clock import FixedClock
+from arena_core.ports.publisher import lazy_files
 from arena_core.services.commitments import seal_run
 from arena_core.services.decide import DecideRequest, DecideService, DecideSettings
 from arena_core.services.lineup import LineupService
 from arena_core.services.panel import PanelSettings
 from arena_core.services.weekly_run import PrepareRunService, RunRequest
-from arena_core.site.exports import to_csv
 from arena_local.book import Book
 from arena_local.cli import main
 from arena_local.memory import InMemoryBlobStore, InMemoryCommitmentStore, memory_stores
@@ -246,7 +247,11 @@ def publish_key(key: str) -> Verdict:
     try:
         (root / "site").mkdir()
         with contextlib.suppress(ArenaError):
-            LocalFolderPublisher(root / "site").publish({key: b"x"})
+            session = LocalFolderPublisher(root / "site").open(
+                "bench", RUN_AT, timedelta(minutes=6)
+            )
+            session.publish(lazy_files({key: b"x"}))
+            session.commit(b"")
         outside = [p for p in root.rglob("*") if p.is_file() and "site" not in p.parts]
         return f"wrote {outside[0]}" if outside else None
     finally:

@@ -21,15 +21,22 @@ The rules:
   allows, for that distribution;
 - every schedule has a role the scheduler may assume, allowed to invoke its target and to
   send to its dead-letter queue, which it has.
+
+"Allows" is IAM's verdict (``iam_eval.permitted``) on the request the account would see: the
+publishing service with its source (``aws:SourceArn``, ``aws:SourceAccount``) and TLS, on the
+resource's ARN. An explicit Deny, a condition the request does not meet, or a statement on
+another resource is a finding, as it would be a refusal.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
+
+from infra.iam_eval import ACCOUNT, Request, arn, permitted, resolved
 
 Template = dict[str, Any]
 Rule = Callable[[Template], list[str]]
@@ -74,28 +81,29 @@ def _listed(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-def _principals(statement: dict[str, Any]) -> set[str]:
-    principal = statement.get("Principal", {})
-    if principal == "*":
-        return {"*"}
-    found = set()
-    for values in principal.values():
-        found |= {str(v) for v in _listed(values)}
-    return found
+TLS = {"aws:SecureTransport": "true"}
 
 
-def _allows(statement: dict[str, Any], action: str) -> bool:
-    """Whether an Allow statement covers ``action`` (IAM actions are case-insensitive)."""
-    if statement.get("Effect") != "Allow":
-        return False
-    patterns = [str(a).lower() for a in _listed(statement.get("Action", []))]
-    return any(fnmatch.fnmatchcase(action.lower(), p) for p in patterns)
+def service_request(
+    template: Template, service: str, action: str, target: str, source: str | None = None
+) -> Request:
+    """A service acting on ``target`` (a logical id) for ``source`` (the alarm, rule, bucket
+    or distribution on whose behalf it acts), over TLS, in this account."""
+    context = {**TLS, "aws:SourceAccount": ACCOUNT}
+    if source is not None:
+        context["aws:SourceArn"] = source_arn(template, source)
+    return Request(action, arn(template, target), principal=service, context=context)
 
 
-def _covers(statement: dict[str, Any], logical_id: str) -> bool:
-    """Whether the statement's resources include the resource (or every resource)."""
-    resources = _listed(statement.get("Resource", []))
-    return "*" in resources or logical_id in refs(resources)
+def source_arn(template: Template, logical_id: str) -> str:
+    """The ARN a service presents as ``aws:SourceArn`` for a resource of the template."""
+    if template["Resources"][logical_id]["Type"] == "AWS::CloudFront::Distribution":
+        return f"arn:aws:cloudfront::{ACCOUNT}:distribution/{logical_id}"
+    return arn(template, logical_id)
+
+
+def policy_permits(template: Template, statements: list[Any], request: Request) -> bool:
+    return permitted(resolved(statements, template), request)
 
 
 def role_statements(template: Template, role: str) -> Iterator[dict[str, Any]]:
@@ -108,7 +116,9 @@ def role_statements(template: Template, role: str) -> Iterator[dict[str, Any]]:
 
 
 def role_allows(template: Template, role: str, action: str, target: str) -> bool:
-    return any(_allows(s, action) and _covers(s, target) for s in role_statements(template, role))
+    """Whether the role's own policies let it ``action`` on ``target`` (a logical id)."""
+    request = Request(action, arn(template, target), context=TLS)
+    return policy_permits(template, list(role_statements(template, role)), request)
 
 
 def resource_policy(template: Template, kind: str, key: str, logical_id: str) -> list[Any]:
@@ -121,10 +131,10 @@ def resource_policy(template: Template, kind: str, key: str, logical_id: str) ->
     return found
 
 
-def key_allows(template: Template, key: Any, service: str) -> str | None:
+def key_allows(template: Template, key: Any, service: str, source: str | None = None) -> str | None:
     """Why ``service`` cannot use the KMS key ``key`` (None when it can): the key must be one
     of the template's own keys (an AWS managed key's policy cannot be edited), whose policy
-    lets the service principal decrypt and generate data keys."""
+    lets the service principal decrypt and generate data keys (for ``source``)."""
     keys = refs(key) & set(of_type(template, "AWS::KMS::Key"))
     if not keys:
         managed = re.search(r"alias/aws/[a-z0-9-]+", json.dumps(key))
@@ -133,7 +143,8 @@ def key_allows(template: Template, key: Any, service: str) -> str | None:
     (logical_id,) = keys
     statements = props(template, logical_id).get("KeyPolicy", {}).get("Statement", [])
     for action in KEY_USE:
-        if not any(service in _principals(s) and _allows(s, action) for s in statements):
+        request = service_request(template, service, action, logical_id, source)
+        if not policy_permits(template, statements, request):
             return f"key {logical_id}, whose policy does not allow {service} {action}"
     return None
 
@@ -141,35 +152,35 @@ def key_allows(template: Template, key: Any, service: str) -> str | None:
 # --- the rules --------------------------------------------------------------------------------
 
 
-def _topic_publishers(template: Template) -> Iterator[tuple[str, str, str]]:
-    """(topic, publishing service, what publishes) for every alarm action and rule target."""
+def _topic_publishers(template: Template) -> Iterator[tuple[str, str, str, str]]:
+    """(topic, publishing service, what publishes, its logical id) for every alarm action
+    and rule target."""
     topics = set(of_type(template, "AWS::SNS::Topic"))
     for alarm_id, alarm in of_type(template, "AWS::CloudWatch::Alarm").items():
         p = alarm["Properties"]
         actions = p.get("AlarmActions", []) + p.get("OKActions", [])
         for topic in refs(actions + p.get("InsufficientDataActions", [])) & topics:
-            yield topic, CLOUDWATCH, f"alarm {alarm_id}"
+            yield topic, CLOUDWATCH, f"alarm {alarm_id}", alarm_id
     for rule_id, rule in of_type(template, "AWS::Events::Rule").items():
         for target in rule["Properties"].get("Targets", []):
             for topic in refs(target["Arn"]) & topics:
-                yield topic, EVENTS, f"rule {rule_id}"
+                yield topic, EVENTS, f"rule {rule_id}", rule_id
 
 
 def topics_accept_their_publishers(template: Template) -> list[str]:
     findings = []
-    for topic, service, source in sorted(set(_topic_publishers(template))):
+    for topic, service, source, source_id in sorted(set(_topic_publishers(template))):
         statements = resource_policy(template, "AWS::SNS::TopicPolicy", "Topics", topic)
+        request = service_request(template, service, "sns:Publish", topic, source_id)
         # Without a topic policy the default one lets the account's principals publish, but
         # not EventBridge; with one (CDK writes one for enforceSSL), only what it allows.
-        if (statements or service == EVENTS) and not any(
-            service in _principals(s) and _allows(s, "sns:Publish") for s in statements
-        ):
+        if (statements or service == EVENTS) and not policy_permits(template, statements, request):
             findings.append(
                 f"{source} publishes to topic {topic}, whose policy does not allow {service}"
             )
         key = props(template, topic).get("KmsMasterKeyId")
         if key is not None:
-            reason = key_allows(template, key, service)
+            reason = key_allows(template, key, service, source_id)
             if reason:
                 findings.append(f"{source} publishes to topic {topic}, encrypted with {reason}")
     return findings
@@ -307,12 +318,9 @@ def cloudfront_reaches_its_origins(template: Template) -> list[str]:
                         f"{dist_id} reads bucket {bucket} without origin access control"
                     )
                 statements = resource_policy(template, "AWS::S3::BucketPolicy", "Bucket", bucket)
-                if not any(
-                    CLOUDFRONT in _principals(s)
-                    and _allows(s, "s3:GetObject")
-                    and dist_id in refs(s.get("Condition"))
-                    for s in statements
-                ):
+                page = service_request(template, CLOUDFRONT, "s3:GetObject", bucket, dist_id)
+                page = replace(page, resource=f"{page.resource}/index.html")
+                if not policy_permits(template, statements, page):
                     findings.append(
                         f"bucket {bucket}'s policy does not let {dist_id} (CloudFront, by its "
                         "distribution ARN) read its objects"
@@ -334,7 +342,8 @@ def schedules_have_a_role_and_a_dead_letter_queue(template: Template) -> list[st
             findings.append(f"schedule {schedule_id} has no role of this template")
             continue
         trust = props(template, role).get("AssumeRolePolicyDocument", {}).get("Statement", [])
-        if not any(SCHEDULER in _principals(s) and _allows(s, "sts:AssumeRole") for s in trust):
+        assume = service_request(template, SCHEDULER, "sts:AssumeRole", role, schedule_id)
+        if not policy_permits(template, trust, assume):
             findings.append(f"schedule {schedule_id}: the scheduler may not assume role {role}")
         for invoked in refs(target["Arn"]) & set(template["Resources"]):
             action = {

@@ -13,11 +13,13 @@ would cost $0.40 a month, a fifth of the deployment's budget).
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from aws_cdk import CfnOutput, Duration, Stack
 from aws_cdk import aws_lambda as lambda_
-from constructs import Construct
+from constructs import Construct, Node
 
 from arena_core.constants import ObjectLockMode
 from arena_core.domain.panel import Methodology
@@ -27,7 +29,7 @@ from infra.constructs.layer import CoreLayer
 from infra.constructs.monitoring import Monitoring
 from infra.constructs.schedules import Schedules
 from infra.constructs.site import SiteDistribution
-from infra.constructs.storage import Storage
+from infra.constructs.storage import Adopted, Storage
 from infra.constructs.workflow import DecisionWorkflow
 
 
@@ -69,12 +71,55 @@ def flag(context: object, *, default: bool) -> bool:
     return text == "true"
 
 
+def llm_weekly_budget(context: object) -> str | None:
+    """Dollars the models may cost in one run week (none by default), checked at synth."""
+    if context is None:
+        return None
+    try:
+        dollars = Decimal(str(context))
+    except InvalidOperation:
+        raise ValueError(f"arena:llmWeeklyBudget must be dollars, got {context!r}") from None
+    if not dollars.is_finite() or dollars < 0:
+        raise ValueError(f"arena:llmWeeklyBudget must be 0 or more, got {context!r}")
+    return str(dollars)
+
+
+DEFAULT_RUN_CONCURRENCY = 5
+
+
+def run_concurrency(context: object) -> str:
+    """Agents the weekly run decides at once (default 5; 0: all at once), checked at synth:
+    keep it below the account's Lambda concurrency quota minus the scheduled functions."""
+    value = DEFAULT_RUN_CONCURRENCY if context is None else int(str(context))
+    if not 0 <= value <= 10_000:
+        raise ValueError(f"arena:runConcurrency must be between 0 and 10000, got {value}")
+    return str(value)
+
+
 def site_refresh_minutes(context: object) -> str:
     """How often the snapshot ticks republish the live pages (default 30), checked at synth."""
     minutes = 30 if context is None else int(str(context))
     if not 10 <= minutes <= 10080:
         raise ValueError(f"arena:siteRefreshMinutes must be between 10 and 10080, got {minutes}")
     return str(minutes)
+
+
+ADOPT = {"table": "arena:adoptTable", "audit_bucket": "arena:adoptAuditBucket"}
+ADOPT |= {"site_bucket": "arena:adoptSiteBucket"}
+NAME = re.compile(r"[A-Za-z0-9._-]{3,255}")
+
+
+def adopted(node: Node) -> Adopted:
+    """The retained table and buckets a new stack takes over (context values), checked at
+    synth: a name, never a path or an ARN."""
+    names = {}
+    for field, key in ADOPT.items():
+        value = node.try_get_context(key)
+        if value is not None:
+            if NAME.fullmatch(str(value)) is None:
+                raise ValueError(f"{key} must be the name of a retained resource, got {value!r}")
+            names[field] = str(value)
+    return Adopted(**names)
 
 
 DEFAULT_LOCK_DAYS = 3650  # ten years of retention for commitments and audit records
@@ -103,7 +148,7 @@ class ArenaStack(Stack):
         super().__init__(scope, construct_id, **kwargs)
         architecture = lambda_.Architecture.ARM_64
         retain = self.node.try_get_context("arena:retainData") is not False
-        storage = Storage(self, "Storage", retain=retain)
+        storage = Storage(self, "Storage", retain=retain, adopt=adopted(self.node))
         parameter = parameter_name(self.node.try_get_context("arena:openRouterParameter"))
         layer = CoreLayer(self, "Layer", architecture=architecture)
         functions = Functions(
@@ -125,6 +170,10 @@ class ArenaStack(Stack):
                 "ARENA_SNAPSHOT_TTL_DAYS": snapshot_ttl_days(
                     self.node.try_get_context("arena:snapshotTtlDays")
                 ),
+                # Agents the weekly run decides at once (the account's Lambda quota).
+                "ARENA_RUN_CONCURRENCY": run_concurrency(
+                    self.node.try_get_context("arena:runConcurrency")
+                ),
                 # Minutes between the snapshot ticks' publications of the live pages.
                 "ARENA_SITE_REFRESH_MINUTES": site_refresh_minutes(
                     self.node.try_get_context("arena:siteRefreshMinutes")
@@ -138,6 +187,9 @@ class ArenaStack(Stack):
                 ),
             },
         )
+        budget = llm_weekly_budget(self.node.try_get_context("arena:llmWeeklyBudget"))
+        if budget is not None:  # dollars the models may cost a run week (none by default)
+            functions["Decide"].add_environment("ARENA_LLM_WEEKLY_BUDGET", budget)
         apply_grants(
             functions.by_name,
             Targets(
@@ -171,9 +223,11 @@ class ArenaStack(Stack):
             alarm_email=self.node.try_get_context("arena:alarmEmail"),
             dashboard=flag(self.node.try_get_context("arena:dashboard"), default=False),
         )
-        # Finalize names the agents of a run that ended without a decision, on the same topic.
-        functions["Finalize"].add_environment("ARENA_ALERT_TOPIC_ARN", monitoring.topic.topic_arn)
-        monitoring.topic.grant_publish(functions["Finalize"])
+        # Finalize names the agents of a run that ended without a decision, and the snapshot
+        # pass a stopped resolution, on the same topic.
+        for alerting in ("Finalize", "Snapshot"):
+            functions[alerting].add_environment("ARENA_ALERT_TOPIC_ARN", monitoring.topic.topic_arn)
+            monitoring.topic.grant_publish(functions[alerting])
         CfnOutput(self, "SiteUrl", value=site.url)
         CfnOutput(self, "StateMachineArn", value=workflow.state_machine.state_machine_arn)
         CfnOutput(self, "TableName", value=storage.table.table_name)
@@ -188,7 +242,11 @@ class ArenaStack(Stack):
                 f"#dashboards:name={monitoring.dashboard.dashboard_name}",
             )
         CfnOutput(self, "AlarmTopicArn", value=monitoring.topic.topic_arn)
+        # Printed by cdk deploy: who receives the alerts (nobody, or an e-mail to confirm).
+        CfnOutput(self, "AlarmSubscription", value=monitoring.subscription)
         CfnOutput(self, "DeadLetterQueueUrl", value=schedules.dead_letters.queue_url)
+        # The smoke test after a deploy opens this week's cohort at once with it.
+        CfnOutput(self, "OpenCohortFunctionName", value=functions["OpenCohort"].function_name)
         self.storage, self.functions, self.workflow, self.parameter = (
             storage,
             functions,

@@ -34,7 +34,6 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
 
 from arena_core.adapters.dynamodb.schema import GSI1, GSI2
-from arena_core.adapters.site_publishers import LEGACY_MANIFEST
 from arena_core.domain.commitment_log import DECISIONS_PREFIX, LOG_KEY, RUNS_PREFIX
 from arena_core.ports.publisher import INTERNAL
 
@@ -42,9 +41,8 @@ from arena_core.ports.publisher import INTERNAL
 UNIVERSES = "universes/*"  # the week's market universe, captured once by Prepare
 DECISIONS = "decisions/*"  # prompts and raw replies, written by Decide, shown by the site
 PANELS = "panels/*"  # v1+panel: the week's forecast panel, drawn by Prepare, read by Decide
-DATA = "data/*"  # the site's dataset: read back by the publishers to carry it over
-# The publication's bookkeeping (manifest of digests, what each cohort's pages were rendered
-# from): read back by the publishers, never served (infra/constructs/site.py).
+# The publication's bookkeeping (its root, manifest parts, state, memo and sealed cohorts): read
+# back by the publishers, never served (infra/constructs/site.py). No reader file is read back.
 BOOKKEEPING = f"{INTERNAL}*"
 # Site bucket key patterns of the public commitments (arena_core.domain.commitment_log).
 COMMITTED_DECISIONS = f"{DECISIONS_PREFIX}*"  # Decide: each decision's record, once
@@ -96,16 +94,14 @@ def _publisher(
 ) -> Grant:
     """A function that publishes the site: its own table actions, the reads every publish
     makes (both indexes, prompts and raw replies under decisions/*, the weekly universes), any
-    page of the site bucket but the commitments it may not write, its bookkeeping (the
-    manifest of digests, absent before the first publish, the cohorts' marks and the
-    leaderboard's carried inputs; a site published before they moved keeps its manifest where
-    it was, read once) and the dataset files it carries over (the markets and costs tables,
-    the weekly dataset.zip)."""
+    page of the site bucket but the commitments it may not write, and its bookkeeping (absent
+    before the first publish: a 404 needs ListBucket, which the weekly repair lists with too).
+    It reads no file it published for readers."""
     return Grant(
         table=table,
         indexes=(GSI1, GSI2),
         audit_reads=(DECISIONS, UNIVERSES),
-        site_reads=(BOOKKEEPING, LEGACY_MANIFEST, DATA, *site_reads),
+        site_reads=(BOOKKEEPING, *site_reads),
         site_writes=("*",),
         site_commits=site_commits,
         site_denies=site_denies,

@@ -1,9 +1,13 @@
 """The arena_core Lambda layer, built without Docker for the functions' runtime and architecture.
 
-Dependencies are installed from PyPI as binary wheels for the target platform (pip's
-``--platform``), boto3 is left out (the runtime provides it), arena_core itself is copied in,
-and everything is byte-compiled with unchecked-hash invalidation: Lambda's /opt is read-only, so
-without .pyc files every cold start would compile the library again.
+Dependencies are the wheels of the architecture's lock file (``infra/layer_lock.py``: exact
+versions, the ones the tests run, each with its SHA-256), installed from a local cache of wheels
+(filled from PyPI once; later synths, offline ones too, read the cache); boto3 is left out (the
+runtime provides it; ``adapters/s3_commitments.py`` refuses one without S3 conditional writes),
+arena_core itself is copied in, and everything is byte-compiled with unchecked-hash
+invalidation: Lambda's /opt is read-only, so without .pyc files every cold start would compile
+the library again. The asset hash covers every file of ``layers/arena_core``, lock files
+included.
 """
 
 from __future__ import annotations
@@ -12,7 +16,6 @@ import hashlib
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +24,11 @@ from aws_cdk import BundlingOptions, DockerImage, ILocalBundling
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
+from infra.layer_lock import install_locked, wheel_cache
+
 CORE = Path(__file__).resolve().parents[2] / "layers" / "arena_core"
-PLATFORMS = {
-    lambda_.Architecture.ARM_64.name: ("manylinux2014_aarch64", "manylinux_2_28_aarch64"),
-    lambda_.Architecture.X86_64.name: ("manylinux2014_x86_64", "manylinux_2_28_x86_64"),
-}
-RUNTIME_PROVIDED = ("boto3", "botocore")
-# The Lambda Python runtime ships boto3 and everything it needs; copies pulled in as transitive
-# dependencies (the X-Ray SDK depends on botocore) are removed from the layer after install.
+# The Lambda Python runtime ships boto3 and everything it needs (module names): never in the
+# layer (the locks leave them out), and linked from this environment by ``runtime_sdk``.
 RUNTIME_PACKAGES = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urllib3", "six")
 # Powertools subpackages the functions never import (Logger, Metrics, Tracer, Parameters and
 # the typing helpers stay): removing them keeps the zipped layer under 8 MB.
@@ -48,13 +48,6 @@ UNUSED_POWERTOOLS = (
 )
 
 
-def layer_requirements() -> list[str]:
-    """arena_core's runtime dependencies (from its pyproject) plus the tracer's SDK."""
-    project = tomllib.loads((CORE / "pyproject.toml").read_text())["project"]
-    wanted = [d for d in project["dependencies"] if not d.startswith(RUNTIME_PROVIDED)]
-    return [*wanted, "aws-xray-sdk>=2.14"]
-
-
 def runtime_sdk(folder: Path) -> Path:
     """A folder holding only what the Lambda runtime provides (boto3 and its dependencies),
     linked from this environment: run a layer against it to prove the layer is complete."""
@@ -69,31 +62,9 @@ def runtime_sdk(folder: Path) -> Path:
     return folder
 
 
-def build_layer(output_dir: str, architecture: str, python_version: str = "3.12") -> None:
+def build_layer(output_dir: str, architecture: str) -> None:
     target = Path(output_dir) / "python"
-    platforms = [arg for tag in PLATFORMS[architecture] for arg in ("--platform", tag)]
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            *platforms,
-            "--only-binary=:all:",
-            "--implementation",
-            "cp",
-            "--python-version",
-            python_version,
-            "--abi",
-            f"cp{python_version.replace('.', '')}",
-            "--target",
-            str(target),
-            *layer_requirements(),
-        ],
-        check=True,
-    )
+    install_locked(architecture, target, wheel_cache())
     shutil.copytree(
         CORE / "arena_core",
         target / "arena_core",

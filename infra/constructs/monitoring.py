@@ -7,30 +7,44 @@ to it, each failure on the cheapest path that reports it reliably.
   succeeding): Finalize publishes one message naming them (``services/run_alerts.py``).
 - A scheduled function (open cohort, snapshot, resolve) that still fails after Lambda's two
   retries, or a schedule that could not invoke its target: the dead-letter queue (on-failure
-  destinations and the schedules' DLQ), watched by the alarm ``DeadLetters``.
+  destinations and the schedules' DLQ), watched by the alarm ``DeadLetters`` on the messages
+  *sent* to it in five minutes: each new failure alarms again, and the alarm returns to OK by
+  itself (on the messages *visible* it stayed in ALARM for the queue's 14 days after the first,
+  and later failures sent nothing). A snapshot pass that could refresh none of its markets, or
+  a resolution pass none of its markets, fails on purpose (``MarketRefreshError``): a pass
+  that marks nothing reaches this queue instead of valuing every position at its last price.
 - No snapshot pass at all for 30 minutes (a schedule disabled or deleted, a function that
   cannot start): the alarm ``NoSnapshot`` on the snapshot function's free ``AWS/Lambda``
   Invocations metric, missing data treated as breaching (silence is the failure).
+- No resolution pass for 3 hours (without resolutions no cohort would ever complete): the
+  first snapshot pass of each hour reads when the last ran and publishes an alert itself
+  (``services/run_alerts.py``; one read an hour, where an alarm would cost $0.10 a month).
 
-Two alarms ($0.10 a month each), no custom metric: every figure the handlers used to emit is in
-their JSON log lines. The dashboard is opt-in (``-c arena:dashboard=true``, $3.00 a month): the
-free ``AWS/Lambda`` and ``AWS/States`` metrics, the alarms, and Logs Insights queries over the
-handlers' log lines for decisions, fallbacks, rejected trades, retries and snapshot passes.
+Every alarm notifies on ALARM and on OK, and its description says what to do. Two alarms
+($0.10 a month each), no custom metric (a metric filter's metric would be one): every figure
+the handlers used to emit is in their JSON log lines. The dashboard is opt-in
+(``-c arena:dashboard=true``, $3.00 a month): the free ``AWS/Lambda`` and ``AWS/States``
+metrics, the alarms, and Logs Insights queries over the handlers' log lines for decisions,
+fallbacks, rejected trades, retries and snapshot passes.
 
 The topic is not encrypted: CloudWatch alarms cannot publish to a topic under the AWS managed
 key ``alias/aws/sns`` (its policy cannot be edited to let ``cloudwatch.amazonaws.com`` use it), a
 customer managed key would cost $1.00 a month (half the deployment's budget), and the messages
 carry alarm names, run ids and agent ids, nothing secret. The topic's policy lets CloudWatch
-(this account's alarms) and EventBridge publish, over TLS only.
+(this account's alarms) and the failed-run rule (by its ARN, ``aws:SourceArn``) publish, over
+TLS only. Without ``arena:alarmEmail`` the topic has no subscriber: synth warns, and the stack's
+``AlarmSubscription`` output (and ``arena status``) say so.
 """
 
 from __future__ import annotations
 
-from aws_cdk import Duration, Stack
+from typing import Any
+
+import jsii
+from aws_cdk import Annotations, Duration, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as actions
 from aws_cdk import aws_events as events
-from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
@@ -42,6 +56,39 @@ from constructs import Construct
 from arena_core.constants import SNAPSHOT_SILENCE
 
 RUN_FAILED = ("FAILED", "TIMED_OUT", "ABORTED")
+NO_SUBSCRIBER = (
+    "No one receives the alerts: the alarm topic has no subscriber. Deploy with "
+    "-c arena:alarmEmail=you@example.com (then confirm the e-mail AWS sends), or subscribe "
+    "to AlarmTopicArn."
+)
+WHAT_TO_DO = {
+    "DeadLetters": (
+        "A scheduled function (open cohort, snapshot, resolve) failed after Lambda's two "
+        "retries, or a schedule could not invoke it. Read the message (aws sqs receive-message "
+        "--queue-url {queue}: its requestContext names the function and the "
+        "condition), then that function's log group; a snapshot pass that refreshed no market "
+        "says MarketRefreshError (Polymarket unreachable). Once understood, empty the queue "
+        "(aws sqs purge-queue --queue-url {queue}). Alarms again on the next "
+        "failure; OK after five minutes without one."
+    ),
+    "NoSnapshot": (
+        "No snapshot pass ran for 30 minutes: positions are not marked and the site is not "
+        "refreshed. Check the Snapshot schedule (EventBridge Scheduler, enabled?) and the "
+        "Snapshot function (Lambda console: throttles, errors, its log group)."
+    ),
+}
+
+
+@jsii.implements(events.IRuleTarget)
+class TopicTarget:
+    """A rule target publishing ``message`` to ``topic`` without CDK's policy statement (which
+    lets every rule of EventBridge publish): the monitoring adds one scoped to the rule."""
+
+    def __init__(self, topic: sns.ITopic, message: events.RuleTargetInput) -> None:
+        self._topic, self._message = topic, message
+
+    def bind(self, _rule: events.IRule, _id: Any = None) -> events.RuleTargetConfig:
+        return events.RuleTargetConfig(arn=self._topic.topic_arn, input=self._message)
 
 
 class Monitoring(Construct):
@@ -57,6 +104,7 @@ class Monitoring(Construct):
         dashboard: bool = False,
     ) -> None:
         super().__init__(scope, construct_id)
+        self._queue_url = dead_letters.queue_url
         self.topic = sns.Topic(self, "Alarms", enforce_ssl=True)
         self.topic.add_to_resource_policy(
             iam.PolicyStatement(
@@ -69,12 +117,19 @@ class Monitoring(Construct):
         )
         if alarm_email:
             self.topic.add_subscription(subscriptions.EmailSubscription(alarm_email))
+            self.subscription = (
+                f"pending: confirm the e-mail AWS sent to {alarm_email} (arena status warns "
+                "until a subscription is confirmed)"
+            )
+        else:
+            Annotations.of(self).add_warning_v2("arena:noAlarmSubscriber", NO_SUBSCRIBER)
+            self.subscription = f"NONE. {NO_SUBSCRIBER}"
         self.run_failed = self._run_failed_rule(state_machine)
         self.alarms = [
             self._alarm(
                 "DeadLetters",
-                dead_letters.metric_approximate_number_of_messages_visible(
-                    period=Duration.minutes(5), statistic="Maximum"
+                dead_letters.metric_number_of_messages_sent(
+                    period=Duration.minutes(5), statistic="Sum"
                 ),
             ),
             self._alarm(
@@ -112,7 +167,16 @@ class Monitoring(Construct):
             "Functions console; agents whose decisions succeeded are final, and a rerun of "
             "the week (arena rerun --week ...) takes the others again."
         )
-        rule.add_target(targets.SnsTopic(self.topic, message=message))
+        rule.add_target(TopicTarget(self.topic, message))  # type: ignore[arg-type]  # jsii
+        self.topic.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="AllowTheFailedRunRule",
+                principals=[iam.ServicePrincipal("events.amazonaws.com")],
+                actions=["sns:Publish"],
+                resources=[self.topic.topic_arn],
+                conditions={"ArnEquals": {"aws:SourceArn": rule.rule_arn}},
+            )
+        )
         return rule
 
     def _alarm(
@@ -136,8 +200,10 @@ class Monitoring(Construct):
             evaluation_periods=1,
             comparison_operator=operator,
             treat_missing_data=missing,
+            alarm_description=WHAT_TO_DO[name].format(queue=self._queue_url),
         )
         alarm.add_alarm_action(actions.SnsAction(self.topic))
+        alarm.add_ok_action(actions.SnsAction(self.topic))  # the operator learns it is over
         return alarm
 
     def _dashboard(

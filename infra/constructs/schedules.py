@@ -62,7 +62,7 @@ class Schedules(Construct):
             if target_name == "workflow":
                 arn = state_machine.state_machine_arn
                 state_machine.grant_start_execution(role)
-                payload = '{"max_concurrency": 0}'
+                payload = "{}"  # the run's concurrency: the deployment's ARENA_RUN_CONCURRENCY
             else:
                 function = functions[target_name]
                 arn = function.function_arn

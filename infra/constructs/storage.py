@@ -8,10 +8,18 @@ while the site's pages stay overwritable (their old versions expire after a day)
 retained (the default) the site bucket's policy also refuses, to every principal, an
 unconditional write under commitments/ (so a committed object is never replaced, and the log
 only changes by a conditional replace) and any delete there (no delete marker can hide one).
+
+A new stack may adopt the table and buckets a destroyed one retained (``Adopted``: the context
+values ``arena:adoptTable``, ``arena:adoptAuditBucket``, ``arena:adoptSiteBucket``): it uses them
+by name, grants its functions on them as on its own, and writes the site bucket's policy anew
+(TLS only, the write-once rules, CloudFront's access). What the first stack set on them (TTL,
+point-in-time recovery, Object Lock, lifecycle, access logging) stays as it was.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from aws_cdk import Duration, RemovalPolicy
@@ -38,11 +46,72 @@ def _string(name: str) -> dynamodb.Attribute:
     return dynamodb.Attribute(name=name, type=dynamodb.AttributeType.STRING)
 
 
+@dataclass(frozen=True)
+class Adopted:
+    """Names of retained resources a new stack adopts instead of creating (None: create)."""
+
+    table: str | None = None
+    audit_bucket: str | None = None
+    site_bucket: str | None = None
+
+
 class Storage(Construct):
-    def __init__(self, scope: Construct, construct_id: str, *, retain: bool) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, retain: bool, adopt: Adopted | None = None
+    ) -> None:
         super().__init__(scope, construct_id)
+        adopt = adopt or Adopted()
+        self.adopted = adopt
         policy = RemovalPolicy.RETAIN if retain else RemovalPolicy.DESTROY
-        self.table = dynamodb.TableV2(
+        self.table: dynamodb.ITableV2 = (
+            dynamodb.TableV2.from_table_attributes(
+                self, "Table", table_name=adopt.table, global_indexes=[GSI1, GSI2]
+            )
+            if adopt.table
+            else self._table(policy)
+        )
+
+        def private_bucket(name: str, **extra: Any) -> s3.Bucket:
+            """The baseline every bucket shares: no public access, encrypted, SSL only."""
+            return s3.Bucket(
+                self,
+                name,
+                block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+                encryption=s3.BucketEncryption.S3_MANAGED,
+                enforce_ssl=True,
+                removal_policy=policy,
+                auto_delete_objects=not retain,
+                **extra,
+            )
+
+        self.logs_bucket = private_bucket(
+            "AccessLogs",
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
+            lifecycle_rules=[s3.LifecycleRule(expiration=Duration.days(90))],
+        )
+        self.audit_bucket: s3.IBucket = (
+            s3.Bucket.from_bucket_name(self, "Audit", adopt.audit_bucket)
+            if adopt.audit_bucket
+            else self._audit(private_bucket)
+        )
+        if adopt.site_bucket:
+            self.site_bucket: s3.IBucket = _adopted_with_policy(self, "Site", adopt.site_bucket)
+        else:
+            self.site_bucket = private_bucket(
+                "Site",
+                versioned=True,
+                object_lock_enabled=True,
+                server_access_logs_bucket=self.logs_bucket,
+                server_access_logs_prefix="site/",
+                # Pages are overwritten every publication; committed objects never are.
+                lifecycle_rules=[s3.LifecycleRule(noncurrent_version_expiration=Duration.days(1))],
+            )
+        if retain or adopt.site_bucket:  # cdk destroy empties the buckets otherwise
+            for statement in write_once_statements(self.site_bucket):
+                self.site_bucket.add_to_resource_policy(statement)
+
+    def _table(self, policy: RemovalPolicy) -> dynamodb.TableV2:
+        return dynamodb.TableV2(
             self,
             "Table",
             partition_key=_string(PK),
@@ -68,25 +137,8 @@ class Storage(Construct):
             time_to_live_attribute=EXPIRES_AT,
         )
 
-        def private_bucket(name: str, **extra: Any) -> s3.Bucket:
-            """The baseline every bucket shares: no public access, encrypted, SSL only."""
-            return s3.Bucket(
-                self,
-                name,
-                block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-                encryption=s3.BucketEncryption.S3_MANAGED,
-                enforce_ssl=True,
-                removal_policy=policy,
-                auto_delete_objects=not retain,
-                **extra,
-            )
-
-        self.logs_bucket = private_bucket(
-            "AccessLogs",
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
-            lifecycle_rules=[s3.LifecycleRule(expiration=Duration.days(90))],
-        )
-        self.audit_bucket = private_bucket(
+    def _audit(self, private_bucket: Callable[..., s3.Bucket]) -> s3.Bucket:
+        return private_bucket(
             "Audit",
             versioned=True,
             object_lock_enabled=True,
@@ -104,18 +156,24 @@ class Storage(Construct):
                 )
             ],
         )
-        self.site_bucket = private_bucket(
-            "Site",
-            versioned=True,
-            object_lock_enabled=True,
-            server_access_logs_bucket=self.logs_bucket,
-            server_access_logs_prefix="site/",
-            # Pages are overwritten every publication; committed objects never are.
-            lifecycle_rules=[s3.LifecycleRule(noncurrent_version_expiration=Duration.days(1))],
+
+
+def _adopted_with_policy(scope: Construct, name: str, bucket_name: str) -> s3.IBucket:
+    """A retained bucket by name, with a bucket policy of this stack's (an imported bucket has
+    none to add to: the policy statements would be dropped), TLS only as the stack's own."""
+    bucket = s3.Bucket.from_bucket_name(scope, name, bucket_name)
+    policy = s3.BucketPolicy(scope, f"{name}Policy", bucket=bucket)
+    bucket.policy = policy
+    policy.document.add_statements(
+        iam.PolicyStatement(
+            effect=iam.Effect.DENY,
+            principals=[iam.AnyPrincipal()],
+            actions=["s3:*"],
+            resources=[bucket.bucket_arn, bucket.arn_for_objects("*")],
+            conditions={"Bool": {"aws:SecureTransport": "false"}},
         )
-        if retain:  # cdk destroy empties the buckets otherwise, commitments included
-            for statement in write_once_statements(self.site_bucket):
-                self.site_bucket.add_to_resource_policy(statement)
+    )
+    return bucket
 
 
 def write_once_statements(bucket: s3.IBucket) -> list[iam.PolicyStatement]:

@@ -2,7 +2,9 @@
 
 Every payload, path and the Catch's record come from ``arena_core.workflow`` (the contract the
 handlers parse), and the Retry list from the error hierarchy. The Map's concurrency comes from
-the input (``max_concurrency``; 0, the default, runs every agent at once). Each Decide retries
+Prepare's output: the input's ``max_concurrency`` (0 runs every agent at once), or the
+deployment's ``ARENA_RUN_CONCURRENCY`` (``-c arena:runConcurrency``, default 5: a new account's
+Lambda concurrency quota may be 10). Each Decide retries
 transient errors (upstream timeouts and throttling, a claim still held by a crashed attempt,
 Lambda service errors, a function that died or timed out) with backoff: a retry runs under the
 same execution name, so it resumes its own claim; anything else is caught and recorded as that
@@ -89,7 +91,8 @@ class DecisionWorkflow(Construct):
             self,
             "StateMachine",
             definition_body=sfn.DefinitionBody.from_chainable(definition),
-            timeout=Duration.hours(2),
+            # 50 agents, 5 at a time, each up to a 14-minute Decide: 140 minutes at worst.
+            timeout=Duration.hours(4),
             tracing_enabled=True,
             logs=sfn.LogOptions(
                 destination=self.log_group, level=sfn.LogLevel.ALL, include_execution_data=True

@@ -4,7 +4,7 @@ A dataset is a ``dataset.zip``, a site's ``data/`` folder (or the site folder ho
 site's URL. Its input tables (``families``, ``forecasts``, ``family_returns``,
 ``position_returns`` and, under v1+panel, ``panel_scores`` and ``coherence``) and its
 ``analysis.json`` (the rules and the methodology versions) go through the very code the site
-uses (``arena_core.site.boards``), so the leaderboard, panel leaderboard and pairwise files
+uses (``arena_core.dataset.boards``), so the leaderboard, panel leaderboard and pairwise files
 written with ``--json`` are byte for byte the site's. ``--families``, ``--since`` and ``--until``
 re-analyse a subset (the peer scores stay those published: among all the cohort's models).
 Anything unreadable is a ``DatasetError``: one line, exit status 2.
@@ -26,9 +26,9 @@ import httpx
 
 from arena_core.analysis.board import MARKET
 from arena_core.analysis.dataset import parse_table, text
+from arena_core.dataset import board_inputs, boards, exports, tables
+from arena_core.dataset.boards import BoardResult
 from arena_core.errors import ConfigurationError, DatasetError
-from arena_core.site import boards, exports, tables
-from arena_core.site.boards import BoardResult
 
 # All the files of one dataset together, at most: a year of data is tens of megabytes, and a
 # table takes about ten times its size in memory once parsed.
@@ -133,7 +133,7 @@ class UrlSource(Source):
     def __init__(self, url: str, client: httpx.Client, deadline: float = DEADLINE) -> None:
         base = url.rstrip("/")
         self._base = base if base.endswith("/data") else base + "/data"
-        checked_url(f"{self._base}/{boards.SETTINGS}", url)
+        checked_url(f"{self._base}/{board_inputs.SETTINGS}", url)
         self._client = client
         self._deadline = deadline
         self.location = url
@@ -246,10 +246,10 @@ def analyse(
 ) -> list[BoardResult]:
     """Every leaderboard of the dataset (the current methodology first); ``alpha``: the
     verdicts' familywise level instead of the dataset's."""
-    settings = source.get(boards.SETTINGS)
+    settings = source.get(board_inputs.SETTINGS)
     if settings is None:
-        raise DatasetError(f"{source.location} has no {boards.SETTINGS}: is it a dataset?")
-    rules, versions = boards.read_settings(settings)
+        raise DatasetError(f"{source.location} has no {board_inputs.SETTINGS}: is it a dataset?")
+    rules, versions = board_inputs.read_settings(settings)
     if alpha is not None:
         rules = replace(rules, alpha=alpha)
     found: dict[str, bytes] = {}

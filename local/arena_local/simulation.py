@@ -14,13 +14,19 @@ and converges to the outcome the recording holds, reaching it at a seeded resolu
   simulated span: then it resolves at that date to an outcome drawn (seeded) with the
   probabilities its current prices give, so a demo on live data settles bets too.
 
-Prices change once per simulated hour (noise and drift both step hourly), as a quiet market
-would; the resolution itself happens at its exact seeded time.
+Prices and volume move on every snapshot pass, as live markets do (the cost model meters what
+that churn costs). Volume grows on every pass (every market by the same factor, so the markets'
+order by volume never changes). A price moves on a pass with chance ``PRICE_MOVE_CHANCE`` and
+otherwise holds: the recorded history of an open market (``../shared/fixtures/polymarket/
+prices_history``, one token) moved on 10% of ten-minute steps over a month and 15% over its
+last day: the busier of the two. When it moves, its
+noise is drawn afresh and its drift toward the recorded outcome catches up; the resolution
+itself happens at its exact seeded time.
 
 Everything is a pure function of (seed, market id, moment), so two runs with the same seed see
 identical prices at identical moments, whatever else happens (faults, retries, reruns). The
-output is a set of Gamma fields (``outcomePrices``, ``closed``, ``umaResolutionStatus``) that a
-``GammaReplay`` serves to the real Polymarket client.
+output is a set of Gamma fields (``outcomePrices``, ``closed``, ``umaResolutionStatus``, the
+volume) that a ``GammaReplay`` serves to the real Polymarket client.
 """
 
 from __future__ import annotations
@@ -33,7 +39,10 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-STEP = timedelta(hours=1)  # prices move hourly; a snapshot every 10 minutes sees each move
+STEP = timedelta(minutes=10)  # a snapshot pass: prices may move, volume moves, every step
+PRICE_MOVE_CHANCE = 0.15  # a price moves on 15% of passes, as recorded (its last day; 10% a month)
+VOLUME_GROWTH = 1e-4  # volume grows by this share of the recorded volume every pass
+LOOKBACK = 144  # steps searched back for the last move (a day: 0.85**144 ≈ 1e-10 of none)
 NOISE = 0.04
 FLOOR, CEILING = Decimal("0.01"), Decimal("0.99")
 
@@ -44,6 +53,7 @@ class Plan:
 
     market_id: str
     start_prices: tuple[float, ...]
+    volume: float  # recorded (0 when the payload has none)
     final_prices: tuple[str, ...] | None  # recorded prices at resolution; None when it stays open
     resolves_at: datetime | None
     final_status: str | None  # "resolved", or the recorded unresolved UMA status ("" for none)
@@ -89,6 +99,7 @@ def plan_market(
     if not market_id or prices is None:
         return None
     rng = random.Random(f"{seed}:plan:{market_id}")
+    volume = _recorded_volume(raw)
     closed = bool(raw.get("closed"))
     status = raw.get("umaResolutionStatus") or ""
     if not closed:
@@ -96,11 +107,19 @@ def plan_market(
         ends = _end_date(raw) if settle_open_by_end_date else None
         if ends is not None and start + timedelta(hours=1) <= ends < start + horizon:
             drawn = _drawn_outcome(rng, start_prices)
-            return Plan(market_id, start_prices, drawn, ends, "resolved")
-        return Plan(market_id, start_prices, None, None, None)
+            return Plan(market_id, start_prices, volume, drawn, ends, "resolved")
+        return Plan(market_id, start_prices, volume, None, None, None)
     start_prices = tuple(_split(rng.uniform(0.2, 0.8), len(prices)))
     resolves_at = start + timedelta(hours=24) + (horizon - timedelta(hours=24)) * rng.random()
-    return Plan(market_id, start_prices, tuple(prices), resolves_at, str(status))
+    return Plan(market_id, start_prices, volume, tuple(prices), resolves_at, str(status))
+
+
+def _recorded_volume(raw: Mapping[str, Any]) -> float:
+    try:
+        volume = float(raw.get("volumeNum", raw.get("volume")) or 0.0)
+    except (TypeError, ValueError):
+        return 0.0
+    return volume if 0.0 <= volume < 1e15 else 0.0
 
 
 def _split(first: float, count: int) -> list[float]:
@@ -109,14 +128,34 @@ def _split(first: float, count: int) -> list[float]:
     return [first, *([rest] * (count - 1))]
 
 
+def _step(moment: datetime) -> int:
+    return int(moment.timestamp() // STEP.total_seconds())
+
+
+def _moves(seed: int, market_id: str, step: int) -> bool:
+    return random.Random(f"{seed}:move:{market_id}:{step}").random() < PRICE_MOVE_CHANCE
+
+
+def last_move(seed: int, market_id: str, moment: datetime) -> datetime:
+    """The start of the latest step at or before ``moment`` at which the market's price
+    moved: its price holds from there to ``moment``."""
+    step = _step(moment)
+    moved = next(
+        (s for s in range(step, step - LOOKBACK, -1) if _moves(seed, market_id, s)),
+        step - LOOKBACK,
+    )
+    return datetime.fromtimestamp(moved * STEP.total_seconds(), tz=moment.tzinfo)
+
+
 def _noise(seed: int, market_id: str, moment: datetime) -> float:
-    step = int(moment.timestamp() // STEP.total_seconds())
-    return random.Random(f"{seed}:noise:{market_id}:{step}").gauss(0.0, NOISE)
+    return random.Random(f"{seed}:noise:{market_id}:{_step(moment)}").gauss(0.0, NOISE)
 
 
-def _step_start(moment: datetime) -> datetime:
-    step = STEP.total_seconds()
-    return datetime.fromtimestamp(moment.timestamp() // step * step, tz=moment.tzinfo)
+def volume_at(recorded: float, start: datetime, moment: datetime) -> str:
+    """The recorded volume grown by ``VOLUME_GROWTH`` a pass since ``start``, as Gamma
+    writes it (text, six decimals)."""
+    passes = max(_step(moment) - _step(start), 0)
+    return f"{recorded * (1 + VOLUME_GROWTH * passes):.6f}"
 
 
 def _clip(value: float) -> str:
@@ -136,23 +175,28 @@ def fields_at(plan: Plan, *, seed: int, start: datetime, moment: datetime) -> di
         }
         fields["umaResolutionStatus"] = "resolved" if resolved else (plan.final_status or None)
         return fields
-    noise = _noise(seed, plan.market_id, moment)
+    moved = last_move(seed, plan.market_id, moment)
+    noise = _noise(seed, plan.market_id, moved)
     first = plan.start_prices[0]
     if plan.resolves_at is not None and plan.final_prices is not None:
         target = float(Decimal(plan.final_prices[0]))
         span = (plan.resolves_at - start).total_seconds() or 1.0
-        hour = _step_start(moment)
-        progress = min(max((hour - start).total_seconds() / span, 0.0), 1.0)
+        progress = min(max((moved - start).total_seconds() / span, 0.0), 1.0)
         first = first + (target - first) * progress**2
         noise *= 1.0 - progress
     prices = _split(first + noise, len(plan.start_prices))
     if len(prices) == 2:
         prices[1] = 1.0 - prices[0]
+    growing = {}
+    if plan.volume:
+        volume = volume_at(plan.volume, start, moment)
+        growing = {"volume": volume, "volumeNum": float(volume)}
     return {
         "closed": False,
         "umaResolutionStatus": None,
         "outcomePrices": json.dumps([_clip(p) for p in prices]),
         **ends,
+        **growing,
     }
 
 

@@ -9,6 +9,7 @@ own), and the result is JSON, so a demo writes it beside its site for ``arena st
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -19,6 +20,7 @@ from arena_core.domain.cohort import Agent, Cohort, decision_week, week_start_fo
 from arena_core.domain.decisions import DecisionRecord, DecisionStatus
 from arena_core.domain.text import terminal_text
 from arena_core.ports.stores import Stores
+from arena_core.publication.state import Report
 from arena_core.services.resolution import cohorts_for_decisions
 
 STATUS_FILE = "status.json"
@@ -65,6 +67,10 @@ class Status(_Fact):
     failed_executions: tuple[Execution, ...]
     dead_letters: int | None
     site: str | None
+    # The site's last publications: scope, why, what they uploaded and computed again.
+    publications: tuple[Report, ...] = ()
+    # Confirmed and pending subscriptions to the alarm topic (None: not read, a demo).
+    subscribers: tuple[int, int] | None = None
 
 
 def decision_state(record: DecisionRecord | None, running: bool) -> str:
@@ -92,6 +98,8 @@ def collect(
     executions: list[Execution],
     dead_letters: int | None,
     site: str | None,
+    *,
+    publications: tuple[Report, ...] = (),
 ) -> Status:
     ordered = sorted(executions, key=lambda e: e.started)
     latest = ordered[-1] if ordered else None
@@ -118,6 +126,7 @@ def collect(
         ),
         dead_letters=dead_letters,
         site=site,
+        publications=publications,
     )
 
 
@@ -187,8 +196,45 @@ def render(status: Status) -> list[str]:
     lines += [f"  {shown(e.name)}: {shown(e.status)}, started {when(e.started)}" for e in failed]
     letters = "unknown" if status.dead_letters is None else str(status.dead_letters)
     lines.append(f"Messages in the dead-letter queue: {letters}")
+    lines += subscriber_lines(status.subscribers)
     lines.append(f"Site: {shown(status.site or 'not published')}")
+    lines += _publications(status.publications, when)
     return lines
+
+
+PUBLICATIONS_SHOWN, DETAILS_SHOWN = 5, 6
+
+
+def _publications(reports: tuple[Report, ...], when: Callable[[datetime], str]) -> list[str]:
+    """The last publications, newest first: scope and why, and what each uploaded and computed
+    again (a few of each)."""
+    lines = [f"Last publications: {len(reports)} kept"] if reports else []
+    for report in reversed(reports[-PUBLICATIONS_SHOWN:]):
+        lines.append(
+            f"  {when(report.at)} {shown(report.scope)} ({shown(report.why)}): "
+            f"{report.uploaded} uploaded, {report.repaired} repaired, "
+            f"{len(report.misses)} computed again"
+        )
+        lines += [f"    uploaded {shown(p)}" for p in report.paths[:DETAILS_SHOWN]]
+        lines += [f"    computed again {shown(m)}" for m in report.misses[:DETAILS_SHOWN]]
+    return lines
+
+
+def subscriber_lines(subscribers: tuple[int, int] | None) -> list[str]:
+    """Who receives the alerts, with a warning when no subscription is confirmed."""
+    if subscribers is None:
+        return []
+    confirmed, pending = subscribers
+    if confirmed:
+        return [f"Alerts: {confirmed} confirmed subscription(s) to the alarm topic"]
+    waiting = (
+        f" ({pending} pending: confirm the e-mail AWS sent)"
+        if pending
+        else " (deploy with -c arena:alarmEmail=you@example.com, or subscribe to AlarmTopicArn)"
+    )
+    return [
+        f"WARNING: no confirmed subscription to the alarm topic: nobody receives alerts{waiting}"
+    ]
 
 
 def shown(text: str) -> str:

@@ -12,9 +12,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from arena_core.adapters.site_publishers import state_folder
+from arena_core.adapters.site_publishers import S3SitePublisher, state_folder
 from arena_core.errors import ConfigurationError
 from arena_local import operations
+from arena_local.publications import last_publications
 from arena_local.status import STATUS_FILE, Execution, Status, collect, render
 
 
@@ -78,7 +79,7 @@ def read_regular(path: Path, limit: int) -> bytes:
 
 def _deployed(stack: str, now: datetime) -> Status:
     stores, outputs = operations.stack_stores(stack)
-    stepfunctions, sqs = operations.clients("stepfunctions", "sqs")
+    stepfunctions, sqs, s3 = operations.clients("stepfunctions", "sqs", "s3")
     with operations.aws_errors("list_executions"):
         listed = stepfunctions.list_executions(
             stateMachineArn=outputs.get("StateMachineArn"), maxResults=100
@@ -90,7 +91,37 @@ def _deployed(stack: str, now: datetime) -> Status:
         )["Attributes"]
     executions = [_execution(e) for e in listed]
     letters = int(attributes["ApproximateNumberOfMessages"])
-    return collect(stores, now, executions, letters, outputs.values.get("SiteUrl"))
+    site = outputs.values.get("SiteBucket")
+    published = last_publications(S3SitePublisher(s3, site)) if site else ()
+    url = outputs.values.get("SiteUrl")
+    status = collect(stores, now, executions, letters, url, publications=published)
+    topic = outputs.values.get("AlarmTopicArn")
+    if topic is None:
+        return status
+    (sns,) = operations.clients("sns")
+    return status.model_copy(update={"subscribers": subscriptions(sns, topic)})
+
+
+PENDING = frozenset({"PendingConfirmation", "Deleted"})  # SNS's SubscriptionArn until confirmed
+
+
+def subscriptions(sns: Any, topic_arn: str) -> tuple[int, int]:
+    """Confirmed and pending subscriptions to the alarm topic."""
+    confirmed = pending = 0
+    token: str | None = None
+    while True:
+        with operations.aws_errors("list_subscriptions_by_topic"):
+            page = sns.list_subscriptions_by_topic(
+                TopicArn=topic_arn, **({"NextToken": token} if token else {})
+            )
+        for found in page.get("Subscriptions", []):
+            if found.get("SubscriptionArn") in PENDING:
+                pending += 1
+            else:
+                confirmed += 1
+        token = page.get("NextToken")
+        if not token:
+            return confirmed, pending
 
 
 def _execution(listed: dict[str, Any]) -> Execution:

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from arena_core.dataset.details import reply_text
 from arena_core.domain.commitments import (
     CommittedForecast,
     CommittedInstruction,
@@ -35,7 +36,6 @@ from arena_core.domain.commitments import (
 from arena_core.errors import DecisionFormatError
 from arena_core.protocol import parse_answer
 from arena_core.protocol.prompt import Prompt
-from arena_core.site.decision_details import reply_text
 
 Row = Mapping[str, Any]
 DECISION_TABLES = ("decisions", "instructions", "trades", "prompts", "replies")

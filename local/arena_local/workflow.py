@@ -8,7 +8,9 @@ process. Used by the workflow tests, the fan-out benchmark and the local demo.
 from __future__ import annotations
 
 import json
+import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -59,8 +61,47 @@ def synthesized_template(retry_interval_seconds: int = 1) -> dict[str, Any]:
     return template
 
 
-def invoke_in_process(handlers: dict[str, Handler]) -> Callable[..., str]:
-    """A replacement for moto's Lambda invoke: call the handler, report errors like Lambda."""
+def lambda_error(exc: BaseException) -> dict[str, Any]:
+    """An unhandled exception as the Python runtime reports it (the cause a Catch keeps)."""
+    frames = traceback.format_list(traceback.extract_tb(exc.__traceback__))
+    return {
+        "errorMessage": str(exc),
+        "errorType": type(exc).__name__,
+        "requestId": "local",
+        "stackTrace": frames,
+    }
+
+
+THROTTLED = {"errorType": "Lambda.TooManyRequestsException", "errorMessage": "Rate Exceeded."}
+
+
+class AccountConcurrency:
+    """The account's concurrent executions (a new account's may be as low as 10): an invocation
+    beyond ``limit`` running at once is throttled, as Lambda does; ``throttled`` counts them."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.running, self.throttled, self.peak = limit, 0, 0, 0
+        self._lock = threading.Lock()
+
+    def enter(self) -> bool:
+        with self._lock:
+            if self.running >= self.limit:
+                self.throttled += 1
+                return False
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            return True
+
+    def leave(self) -> None:
+        with self._lock:
+            self.running -= 1
+
+
+def invoke_in_process(
+    handlers: dict[str, Handler], concurrency: AccountConcurrency | None = None
+) -> Callable[..., str]:
+    """A replacement for moto's Lambda invoke: call the handler, report errors like Lambda
+    (and throttle beyond the account's ``concurrency``, when given)."""
 
     def invoke(
         self: Any,
@@ -72,6 +113,9 @@ def invoke_in_process(handlers: dict[str, Handler]) -> Callable[..., str]:
     ) -> str:
         name = function_name.rsplit(":function:", 1)[-1].split(":", maxsplit=1)[0]
         handler = next(h for prefix, h in handlers.items() if name.startswith(prefix))
+        if concurrency is not None and not concurrency.enter():
+            response_headers["x-amz-function-error"] = "Unhandled"
+            return json.dumps(THROTTLED)
         try:
             return json.dumps(handler(json.loads(body or "{}"), LambdaContext()))
         except LambdaCrash as crash:
@@ -79,15 +123,20 @@ def invoke_in_process(handlers: dict[str, Handler]) -> Callable[..., str]:
             return json.dumps({"errorType": "Runtime.ExitError", "errorMessage": str(crash)})
         except Exception as exc:
             response_headers["x-amz-function-error"] = "Unhandled"
-            return json.dumps({"errorType": type(exc).__name__, "errorMessage": str(exc)})
+            return json.dumps(lambda_error(exc))
+        finally:
+            if concurrency is not None:
+                concurrency.leave()
 
     return invoke
 
 
 @contextmanager
-def routed_handlers(handlers: dict[str, Handler] = HANDLERS) -> Iterator[None]:
+def routed_handlers(
+    handlers: dict[str, Handler] = HANDLERS, concurrency: AccountConcurrency | None = None
+) -> Iterator[None]:
     original = LambdaSimpleBackend.invoke
-    LambdaSimpleBackend.invoke = invoke_in_process(handlers)  # type: ignore[method-assign]
+    LambdaSimpleBackend.invoke = invoke_in_process(handlers, concurrency)  # type: ignore[method-assign]
     try:
         yield
     finally:

@@ -229,7 +229,7 @@ def test_a_live_cohorts_pages_take_their_figures_from_its_live_file(
     live = json.loads(original)
     agent = f"{cohort.cohort_id}.{HOSTILE_FAMILY}"
     position = scenario.stores.ledger.positions(agent)[0].position_id
-    live["as_of"] = "2099-01-01 00:00 UTC"
+    live["as_of"], live["at"] = "2099-01-01 00:00 UTC", "2099-01-01T00:00:00+00:00"
     live["values"] |= {f"{agent}/cash": "1,234.56", f"{position}/price": "0.9876"}
     path.write_text(json.dumps(live))
     try:
@@ -237,10 +237,46 @@ def test_a_live_cohorts_pages_take_their_figures_from_its_live_file(
         agent_page = visit(first_agent_page(scenario))
         for page in (cohort_page, agent_page):
             assert page.problems == []
+            page.page.locator('body[data-live="applied"]').wait_for(state="attached")
             cash = page.page.locator(f'[data-live="{agent}/cash"]')
             cash.filter(has_text="1,234.56").wait_for()
             assert page.page.locator("[data-live-as-of]").inner_text() == live["as_of"]
         price = agent_page.page.locator(f'[data-live="{position}/price"]')
         price.filter(has_text="0.9876").wait_for()
+    finally:
+        path.write_bytes(original)
+
+
+@pytest.mark.parametrize("served", ["older", "missing", "garbage"])
+def test_live_figures_never_roll_back_and_say_when_they_cannot_be_read(
+    scenario: Scenario, visit: Any, served: str
+) -> None:
+    """A cached file older than the page is not applied (its figures and time stay the page's);
+    a file that cannot be read makes the page say so."""
+    cohort = scenario.stores.cohorts.cohorts()[-1]
+    path = scenario.site_dir / f"data/live/{cohort.cohort_id}.json"
+    original = path.read_bytes()
+    live = json.loads(original)
+    agent = f"{cohort.cohort_id}.{HOSTILE_FAMILY}"
+    live["as_of"], live["at"] = "2000-01-01 00:00 UTC", "2000-01-01T00:00:00+00:00"
+    live["values"] |= {f"{agent}/cash": "1.00"}
+    if served == "older":
+        path.write_text(json.dumps(live))
+    elif served == "missing":
+        path.unlink()
+    else:
+        path.write_text("{cut")
+    try:
+        page = visit(f"cohorts/{cohort.cohort_id}/index.html")
+        expected = "kept" if served == "older" else "unavailable"
+        page.page.locator(f'body[data-live="{expected}"]').wait_for(state="attached")
+        drawn = page.page.locator("[data-live-as-of]").inner_text()
+        cash = page.page.locator(f'[data-live="{agent}/cash"]').inner_text()
+        status = page.page.locator("[data-live-status]")
+        assert cash != "1.00" and drawn != live["as_of"]
+        if served == "older":
+            assert status.is_hidden()
+        else:
+            assert status.is_visible() and "cannot be read" in status.inner_text()
     finally:
         path.write_bytes(original)

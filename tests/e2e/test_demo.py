@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena_core.adapters.site_publishers import INDEX, state_folder
+from arena_core.adapters.site_publishers import ROOT, state_folder
 from arena_core.domain.rules import MAX_BET_FRACTION, MIN_BET, STARTING_BALANCE
 from arena_core.ports.publisher import INTERNAL
 from arena_core.scoring.bets import SCORE_PLACES
@@ -145,5 +145,5 @@ def test_the_site_folder_holds_only_what_readers_are_meant_to_read(
     assert published(out) - reachable(out) == set()
     state = state_folder(out)
     assert {p.name for p in state.iterdir()} >= {LEDGER_FILE, "status.json"}
-    assert (state / INDEX.removeprefix(INTERNAL)).is_file()  # the manifest's index
+    assert (state / ROOT.removeprefix(INTERNAL)).is_file()  # the publication's root
     assert f"ledger and status: {state.resolve()}" in printed

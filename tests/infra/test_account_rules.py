@@ -5,6 +5,7 @@ rule must find the slip, or the next one would ship silently (emulators accept a
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -223,3 +224,108 @@ def test_schedules_need_their_dead_letter_queue_and_a_role_allowed_to_use_it(
 def test_findings_name_their_rule(raw: dict[str, Any]) -> None:
     found = findings(_broken(raw, _managed_key))
     assert found and all(f.startswith("topics accept their publishers: ") for f in found)
+
+
+# --- statements read as IAM reads them: Deny, Condition, Resource ------------------------------
+# Each break below kept an Allow statement in place: reading Allow statements alone, the rules
+# passed all five, and a real account would refuse every one.
+
+
+def _add_topic_statement(statement: dict[str, Any]) -> Mutation:
+    def mutate(template: dict[str, Any]) -> None:
+        _policy_statements(template).append(statement)
+
+    return mutate
+
+
+def _only_events_statement(change: dict[str, Any]) -> Mutation:
+    def mutate(template: dict[str, Any]) -> None:
+        for statement in _policy_statements(template):
+            if "events.amazonaws.com" in str(statement.get("Principal")):
+                statement.update(change)
+
+    return mutate
+
+
+def test_an_explicit_deny_on_the_topic_refuses_the_failed_run_rule(raw: dict[str, Any]) -> None:
+    deny = {
+        "Effect": "Deny",
+        "Principal": {"Service": "events.amazonaws.com"},
+        "Action": "sns:Publish",
+        "Resource": "*",
+    }
+    found = account_rules.topics_accept_their_publishers(_broken(raw, _add_topic_statement(deny)))
+    assert found == [
+        f"rule {_one(raw, 'AWS::Events::Rule')} publishes to topic "
+        f"{_one(raw, 'AWS::SNS::Topic')}, whose policy does not allow events.amazonaws.com"
+    ]
+
+
+def test_an_allow_for_another_rule_is_no_allow_for_this_one(raw: dict[str, Any]) -> None:
+    other = {"Fn::GetAtt": ["SomeOtherRule", "Arn"]}
+    condition = {"Condition": {"ArnEquals": {"aws:SourceArn": other}}}
+    found = account_rules.topics_accept_their_publishers(
+        _broken(raw, _only_events_statement(condition))
+    )
+    assert len(found) == 1 and "does not allow events.amazonaws.com" in found[0]
+
+
+def test_an_allow_on_another_topic_is_no_allow_for_the_alarms(raw: dict[str, Any]) -> None:
+    def mutate(template: dict[str, Any]) -> None:
+        for statement in _policy_statements(template):
+            if "cloudwatch.amazonaws.com" in str(statement.get("Principal")):
+                statement["Resource"] = "arn:aws:sns:us-east-1:123456789012:another-topic"
+
+    found = account_rules.topics_accept_their_publishers(_broken(raw, mutate))
+    alarms = of_type(raw, "AWS::CloudWatch::Alarm")
+    assert len(found) == len(alarms)
+    assert all("does not allow cloudwatch.amazonaws.com" in f for f in found)
+
+
+def test_a_deny_in_a_functions_role_blocks_its_failure_destination(raw: dict[str, Any]) -> None:
+    queue = _one(raw, "AWS::SQS::Queue")
+
+    def mutate(template: dict[str, Any]) -> None:
+        for policy in of_type(template, "AWS::IAM::Policy").values():
+            policy["Properties"]["PolicyDocument"]["Statement"].append(
+                {"Effect": "Deny", "Action": "sqs:*", "Resource": {"Fn::GetAtt": [queue, "Arn"]}}
+            )
+
+    found = account_rules.async_functions_have_failure_destinations(_broken(raw, mutate))
+    assert len(found) == 3 and all(f"may not sqs:SendMessage to {queue}" in f for f in found)
+
+
+def test_a_schedule_role_whose_allow_has_an_unmet_condition_cannot_invoke(
+    raw: dict[str, Any],
+) -> None:
+    role = _one(raw, "AWS::IAM::Role", "SchedulesRole")
+
+    def mutate(template: dict[str, Any]) -> None:
+        for policy in of_type(template, "AWS::IAM::Policy").values():
+            if role in json.dumps(policy["Properties"]["Roles"]):
+                for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+                    statement["Condition"] = {"IpAddress": {"aws:SourceIp": "10.0.0.0/8"}}
+
+    found = account_rules.schedules_have_a_role_and_a_dead_letter_queue(_broken(raw, mutate))
+    assert len(found) == 8  # each of the four schedules: its target and its queue
+    assert sum("may not lambda:InvokeFunction" in f for f in found) == 3
+    assert sum("may not states:StartExecution" in f for f in found) == 1
+
+
+def test_a_deny_to_cloudfront_on_the_pages_hides_the_site(raw: dict[str, Any]) -> None:
+    site = _one(raw, "AWS::S3::Bucket", "StorageSite")
+
+    def mutate(template: dict[str, Any]) -> None:
+        for policy in of_type(template, "AWS::S3::BucketPolicy").values():
+            if site in json.dumps(policy["Properties"]["Bucket"]):
+                policy["Properties"]["PolicyDocument"]["Statement"].append(
+                    {
+                        "Effect": "Deny",
+                        "Principal": "*",
+                        "Action": "s3:Get*",
+                        "Resource": {"Fn::Join": ["", [{"Fn::GetAtt": [site, "Arn"]}, "/*"]]},
+                    }
+                )
+
+    found = account_rules.cloudfront_reaches_its_origins(_broken(raw, mutate))
+    assert len(found) == 1 and "does not let" in found[0]

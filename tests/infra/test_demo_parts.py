@@ -19,6 +19,7 @@ from arena_local.demo.ledger import differences, write_ledger
 from arena_local.demo.main import DemoRequest, choose_lineup, prepare_out
 from arena_local.demo.markets import choose_markets, from_file, from_live_gamma, synthetic
 from arena_local.demo.schedule import Schedule, firings, schedules_from
+from tests.support.buckets import publish
 
 SUNDAY = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -32,7 +33,7 @@ def test_the_deployed_schedule_fires_as_the_methodology_says(raw: dict[str, Any]
     assert first[0] == (SUNDAY, "OpenCohort")  # opened before the first snapshot marks it
     assert (SUNDAY + timedelta(minutes=5), "workflow") in first
     run = next(s for s in schedules if s.target == "workflow")
-    assert run.payload == {"max_concurrency": 0}
+    assert run.payload == {}  # the deployment's ARENA_RUN_CONCURRENCY decides
 
 
 def test_an_expression_the_app_does_not_use_is_refused() -> None:
@@ -119,7 +120,7 @@ def test_agents_are_chosen_by_family_id() -> None:
 def test_the_output_folder_is_never_someone_elses(tmp_path: Path) -> None:
     mine = tmp_path / "site"
     prepare_out(mine)
-    LocalFolderPublisher(mine).publish({"stale.html": b"old run"})  # a previous demo's site
+    publish(LocalFolderPublisher(mine), {"stale.html": b"old run"})  # a previous demo's site
     write_ledger({"old": "run"}, state_folder(mine) / "ledger.json")
     prepare_out(mine)
     assert list(mine.iterdir()) == [] and not state_folder(mine).exists()

@@ -17,7 +17,9 @@ from arena_core import bootstrap
 from arena_core.adapters.s3_blobs import S3BlobStore
 from arena_core.adapters.site_publishers import S3SitePublisher
 from arena_core.domain.market import ResolutionKind
+from arena_core.errors import PublicationBusyError
 from arena_core.ports.clock import FixedClock
+from arena_core.services import publish_site
 from arena_core.settings import ArenaSettings
 from arena_local.workflow import LambdaContext
 from functions.decide import handler as decide_handler
@@ -102,9 +104,40 @@ def test_snapshot_and_resolve_handlers_mark_settle_and_publish(
     assert s3.get_object(Bucket="site", Key="data/leaderboard.json")["ETag"] == published
     clock.set(SUNDAY + timedelta(hours=1, minutes=10))
     tick = snapshot_handler.handler({"source": "schedule"}, CONTEXT)
+    # No tick ran at 01:00: this one makes up the hour's publication, and says so
+    assert tick["site_scope"] == "full" and tick["site_why"].startswith("missed: last")
+    clock.set(SUNDAY + timedelta(hours=1, minutes=20))
+    tick = snapshot_handler.handler({"source": "schedule"}, CONTEXT)
     assert tick["site_scope"] == "board"
     leaderboard = json.loads(
         s3.get_object(Bucket="site", Key="data/leaderboard.json")["Body"].read()
     )
     follower = next(r for r in leaderboard if r["family_id"] == "baseline-market-follower")
     assert follower["resolved_bets"] >= 1
+
+
+def test_a_snapshot_tick_finding_the_site_busy_exits_and_finalize_is_retried(
+    wired: tuple[FixedClock, StaticMarketSource, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another publication holds the site's lease: the tick publishes nothing and says so; the
+    run's Finalize, after waiting, fails with the retryable PublicationBusyError (its Retry
+    tries again), its seal and snapshot pass being idempotent."""
+    clock, _, s3 = wired
+    monkeypatch.setattr(publish_site, "WAITS", ())
+    open_cohort_handler.handler({}, CONTEXT)
+    clock.set(SUNDAY + timedelta(minutes=5))
+    prepared = decide_handler.prepare({}, CONTEXT)
+    results = [
+        decide_handler.decide({**item, "execution_id": "run-1"}, CONTEXT)
+        for item in prepared["items"]
+    ]
+    held = S3SitePublisher(s3, "site").open("another", clock.now(), timedelta(minutes=30))
+    clock.set(SUNDAY + timedelta(minutes=10))
+    tick = snapshot_handler.handler({"source": "schedule"}, CONTEXT)
+    assert (tick["site_scope"], tick["site_uploaded"]) == (None, 0)
+    assert tick["site_why"] == "the site is being published by another"
+    event = {"results": results, "execution_id": "run-1", "run_at": prepared["run_at"]}
+    with pytest.raises(PublicationBusyError):
+        decide_handler.finalize(event, CONTEXT)
+    held.release()
+    assert decide_handler.finalize(event, CONTEXT)["snapshot"]["site_scope"] == "weekly"

@@ -83,6 +83,8 @@ BAD_TIMES = [
     "not a time",
     "2026-13-01T00:00:00Z",
     "1e999999999",
+    "0001-01-01T00:00:00+01:00",  # no time in UTC (was an untyped OverflowError)
+    "9999-12-31T23:59:59-14:00",
 ]
 BAD_WEEKS = ["0001-01-01", "0001-01-07", "9999-12-31", "2020-01-05", "2026-03-04", "2099-01-04"]
 
@@ -208,11 +210,22 @@ prepare_events = st.one_of(
     st.fixed_dictionaries({"agent_ids": st.lists(hostile_ids, min_size=1, max_size=2)}),
     st.fixed_dictionaries({"agent_ids": st.just(["c2026-03-01.no-such-family"])}),
     st.fixed_dictionaries({"max_concurrency": st.integers(max_value=-1) | st.just(10**9)}),
+    # Misspelled keys: read as "this week, every agent", they sealed a second run.
+    st.sampled_from(
+        [
+            {"week": "2026-03-01"},
+            {"agent_id": "c2026-03-01.baseline-random"},
+            {"week_start": "2026-03-01", "agents": ["c2026-03-01.baseline-random"]},
+            {"Comment": "Insert your JSON here"},
+        ]
+    ),
 )
 
 
 @EXAMPLES
 @given(event=prepare_events)
+@example(event={"week": "2026-03-01"})
+@example(event={"agent_id": "c2026-03-01.baseline-random"})
 def test_a_hostile_prepare_event_captures_nothing(
     deployment: Deployment, event: dict[str, Any]
 ) -> None:
@@ -246,6 +259,9 @@ finalize_events = st.one_of(
 @EXAMPLES
 @given(event=finalize_events)
 @example(event={"run_at": 946771200})  # Unix seconds: was read as a time (found by hypothesis)
+@example(event={"run_at": "0001-01-01T00:00:00+01:00"})  # no UTC time: was an OverflowError
+@example(event={"run_at": "9999-12-31T23:59:59-14:00"})
+@example(event={"run_at": "2026-03-01T00:05:00Z", "execution": "run-2"})  # misspelled key
 def test_a_hostile_finalize_event_seals_nothing(
     deployment: Deployment, event: dict[str, Any]
 ) -> None:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from infra.constructs import layer as layer_construct
 from infra.constructs.layer import build_layer, runtime_sdk
+from infra.layer_lock import canonical, environment_versions, layer_requirements, lock_file, locked
 from tests.conftest import ROOT
 from tests.support.imports import edges, modules, reachable
 
@@ -68,3 +71,49 @@ def test_every_handler_imports_and_traces_from_the_layer(
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["Tracer", "get_secret"]
+
+
+@pytest.mark.parametrize("architecture", ["arm64", "x86_64"])
+def test_the_lock_pins_what_the_tests_run_with_hashes(architecture: str) -> None:
+    """synth pip-installed unpinned dependencies (it got pydantic 2.14.4 while the tests ran
+    2.14.3): the layer now installs its lock, whose versions are this environment's."""
+    pins = locked(architecture)
+    tested = environment_versions()
+    assert {name: tested.get(name) for name in pins} == pins
+    wanted = {canonical(re.split(r"[<>=!~ ;\[]", r, maxsplit=1)[0]) for r in layer_requirements()}
+    assert wanted <= set(pins)  # every direct requirement (and its own, resolved) is pinned
+    lines = [line for line in lock_file(architecture).read_text().splitlines() if "==" in line]
+    assert all(re.search(r" --hash=sha256:[0-9a-f]{64}$", line) for line in lines)
+    assert not set(pins) & {"boto3", "botocore"}  # the runtime's
+
+
+def test_the_asset_hash_covers_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "arena_core").mkdir()
+    (tmp_path / "arena_core" / "__init__.py").write_text("")
+    lock = tmp_path / "layer-arm64.lock"
+    lock.write_text("pydantic==2.14.3 --hash=sha256:" + "a" * 64 + "\n")
+    monkeypatch.setattr(layer_construct, "CORE", tmp_path)
+    before = layer_construct._source_hash()
+    lock.write_text("pydantic==2.14.4 --hash=sha256:" + "b" * 64 + "\n")
+    assert layer_construct._source_hash() != before
+
+
+def test_a_second_build_needs_no_index(layer: Path, tmp_path: Path) -> None:
+    """The module's build filled the cache; with the index unreachable, the next one is
+    served from it alone."""
+    architecture = "arm64" if platform.machine() in ("aarch64", "arm64") else "x86_64"
+    env = {**os.environ, "PIP_INDEX_URL": "http://127.0.0.1:9/simple", "PIP_RETRIES": "0"}
+    script = (
+        "import sys; from infra.constructs.layer import build_layer; "
+        f"build_layer(sys.argv[1], {architecture!r})"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (tmp_path / "python" / "pydantic" / "__init__.py").is_file()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aws_cdk.assertions import Match, Template
+from aws_cdk.assertions import Annotations, Match, Template
 
 from arena_core.adapters.dynamodb.schema import EXPIRES_AT, create_table_kwargs
 from infra.constructs.site import CONTENT_SECURITY_POLICY
@@ -210,16 +210,81 @@ def test_monitoring_two_alarms_a_failed_run_rule_and_no_dashboard(raw: dict[str,
     ]
     assert rule["Properties"]["Targets"][0]["Arn"] == {"Ref": topic}
     assert resources(raw, "AWS::CloudWatch::Dashboard") == {}
-    # Finalize names a run's failed agents on the same topic, and only it may publish there
-    finalize = raw["Resources"][logical(raw, "FunctionsFinalize")]["Properties"]
-    assert finalize["Environment"]["Variables"]["ARENA_ALERT_TOPIC_ARN"] == {"Ref": topic}
+    # Finalize names a run's failed agents on the same topic, the snapshot pass a stopped
+    # resolution: they alone may publish there
+    for publisher in ("FunctionsFinalize", "FunctionsSnapshot"):
+        function = raw["Resources"][logical(raw, publisher)]["Properties"]
+        assert function["Environment"]["Variables"]["ARENA_ALERT_TOPIC_ARN"] == {"Ref": topic}
     publishers = {
         json.dumps(policy["Properties"]["Roles"])
         for policy in resources(raw, "AWS::IAM::Policy").values()
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]
         if "sns:Publish" in actions(statement)
     }
-    assert len(publishers) == 1 and "FunctionsFinalize" in publishers.pop()
+    assert len(publishers) == 2
+    assert {"FunctionsFinalize", "FunctionsSnapshot"} == {
+        name for name in ("FunctionsFinalize", "FunctionsSnapshot") for p in publishers if name in p
+    }
+
+
+def _alarm(raw: dict[str, Any], name: str) -> dict[str, Any]:
+    alarms = resources(raw, "AWS::CloudWatch::Alarm")
+    found: dict[str, Any] = next(v for k, v in alarms.items() if name in k)["Properties"]
+    return found
+
+
+def test_the_dead_letter_alarm_counts_messages_sent_so_it_never_latches(
+    raw: dict[str, Any],
+) -> None:
+    """On messages *visible* (kept 14 days) it stayed in ALARM after the first failure and
+    later failures sent nothing: on messages *sent* each failure alarms, and it returns to OK."""
+    letters = _alarm(raw, "DeadLetters")
+    assert (letters["Namespace"], letters["MetricName"]) == ("AWS/SQS", "NumberOfMessagesSent")
+    assert (letters["Statistic"], letters["Period"], letters["Threshold"]) == ("Sum", 300, 1)
+    assert letters["TreatMissingData"] == "notBreaching"
+    (topic,) = resources(raw, "AWS::SNS::Topic")
+    for name in ("DeadLetters", "NoSnapshot"):
+        alarm = _alarm(raw, name)
+        assert alarm["OKActions"] == [{"Ref": topic}], name  # told when it is over
+    description = json.dumps(letters["AlarmDescription"])
+    assert "aws sqs receive-message" in description and "aws sqs purge-queue" in description
+    assert logical(raw, "SchedulesDeadLetters", "AWS::SQS::Queue") in description  # its URL
+    assert "Check the" in _alarm(raw, "NoSnapshot")["AlarmDescription"]
+
+
+def test_eventbridge_may_publish_to_the_topic_only_for_the_failed_run_rule(
+    raw: dict[str, Any],
+) -> None:
+    (rule_id,) = resources(raw, "AWS::Events::Rule")
+    (policy,) = resources(raw, "AWS::SNS::TopicPolicy").values()
+    statements = policy["Properties"]["PolicyDocument"]["Statement"]
+    events = [s for s in statements if "events.amazonaws.com" in json.dumps(s.get("Principal"))]
+    assert events == [
+        {
+            "Action": "sns:Publish",
+            "Condition": {"ArnEquals": {"aws:SourceArn": {"Fn::GetAtt": [rule_id, "Arn"]}}},
+            "Effect": "Allow",
+            "Principal": {"Service": "events.amazonaws.com"},
+            "Resource": {"Ref": next(iter(resources(raw, "AWS::SNS::Topic")))},
+            "Sid": "AllowTheFailedRunRule",
+        }
+    ]
+
+
+def test_the_deploy_output_says_who_receives_the_alerts(raw: dict[str, Any]) -> None:
+    """Without arena:alarmEmail nobody does: the output and a synth warning say so; with it,
+    the subscription is pending until the e-mail is confirmed."""
+    from infra.app import build_app  # noqa: PLC0415
+    from tests.infra.conftest import FAST  # noqa: PLC0415
+
+    assert raw["Outputs"]["AlarmSubscription"]["Value"].startswith("NONE. No one receives")
+    app, stack = build_app(nag=False, context=FAST)
+    Annotations.from_stack(stack).has_warning("*", Match.string_like_regexp("No one receives"))
+    app, stack = build_app(nag=False, context={**FAST, "arena:alarmEmail": "ops@example.com"})
+    template = app.synth().get_stack_by_name(stack.stack_name).template
+    subscription = template["Outputs"]["AlarmSubscription"]["Value"]
+    assert subscription.startswith("pending: confirm the e-mail AWS sent to ops@example.com")
+    Annotations.from_stack(stack).has_no_warning("*", Match.string_like_regexp("No one receives"))
 
 
 def test_the_dashboard_is_opt_in() -> None:
@@ -323,3 +388,76 @@ def test_the_publications_bookkeeping_is_refused_to_the_distribution(raw: dict[s
     assert denied["Action"] == "s3:GetObject"
     suffixes = sorted(resource["Fn::Join"][1][-1] for resource in denied["Resource"])
     assert suffixes == ["/.site-manifest.json", "/_internal/*"]
+
+
+def test_the_weekly_llm_budget_and_the_run_concurrency_are_deployment_settings(
+    raw: dict[str, Any],
+) -> None:
+    import pytest  # noqa: PLC0415
+
+    from infra.app import build_app  # noqa: PLC0415
+    from tests.infra.conftest import FAST  # noqa: PLC0415
+
+    decide = raw["Resources"][logical(raw, "FunctionsDecide")]["Properties"]
+    variables = decide["Environment"]["Variables"]
+    assert "ARENA_LLM_WEEKLY_BUDGET" not in variables  # no budget unless asked
+    assert variables["ARENA_RUN_CONCURRENCY"] == "5"  # a new account's quota: 10 at most
+    context = {**FAST, "arena:llmWeeklyBudget": "12.50", "arena:runConcurrency": "2"}
+    app, stack = build_app(nag=False, context=context)
+    template = app.synth().get_stack_by_name(stack.stack_name).template
+    decide = template["Resources"][logical(template, "FunctionsDecide")]["Properties"]
+    assert decide["Environment"]["Variables"]["ARENA_LLM_WEEKLY_BUDGET"] == "12.50"
+    assert decide["Environment"]["Variables"]["ARENA_RUN_CONCURRENCY"] == "2"
+    for bad in ({"arena:llmWeeklyBudget": "-1"}, {"arena:runConcurrency": "-3"}):
+        with pytest.raises(ValueError, match="must be"):
+            build_app(nag=False, context={**FAST, **bad})
+
+
+ADOPT = {
+    "arena:adoptTable": "ForecasterArena-StorageTable-OLD",
+    "arena:adoptAuditBucket": "forecasterarena-storageaudit-old",
+    "arena:adoptSiteBucket": "forecasterarena-storagesite-old",
+}
+
+
+def test_a_new_stack_adopts_the_retained_table_and_buckets() -> None:
+    """cdk destroy retains the table and the buckets, and a second deploy started from zero:
+    with the context values, the new stack uses them by name (cdk-nag passing), grants its
+    functions on them, and writes the site bucket's policy anew."""
+    from infra.app import build_app  # noqa: PLC0415
+    from tests.infra.conftest import FAST  # noqa: PLC0415
+
+    app, stack = build_app(nag=True, context={**FAST, **ADOPT})
+    template = app.synth().get_stack_by_name(stack.stack_name).template
+    assert resources(template, "AWS::DynamoDB::GlobalTable") == {}
+    buckets = resources(template, "AWS::S3::Bucket")
+    assert [k for k in buckets if "Audit" in k or "Site" in k] == []  # access logs: new
+    decide = template["Resources"][logical(template, "FunctionsDecide")]["Properties"]
+    variables = decide["Environment"]["Variables"]
+    assert variables["ARENA_TABLE_NAME"] == ADOPT["arena:adoptTable"]
+    assert variables["ARENA_AUDIT_BUCKET"] == ADOPT["arena:adoptAuditBucket"]
+    assert variables["ARENA_SITE_BUCKET"] == ADOPT["arena:adoptSiteBucket"]
+    text = json.dumps(resources(template, "AWS::IAM::Policy"))
+    assert f"table/{ADOPT['arena:adoptTable']}/index/" in text  # the indexes, by name
+    assert f":s3:::{ADOPT['arena:adoptAuditBucket']}/universes/" in text
+    (policy,) = [
+        v for v in resources(template, "AWS::S3::BucketPolicy").values()
+        if v["Properties"]["Bucket"] == ADOPT["arena:adoptSiteBucket"]
+    ]  # fmt: skip
+    statements = policy["Properties"]["PolicyDocument"]["Statement"]
+    shown = json.dumps(statements)
+    assert '"aws:SecureTransport": "false"' in shown
+    assert "commitments/log.jsonl" in shown and "s3:DeleteObjectVersion" in shown
+    reads = [s for s in statements if "cloudfront" in json.dumps(s.get("Principal"))]
+    assert any(s["Effect"] == "Allow" and s["Action"] == "s3:GetObject" for s in reads)
+    assert any(s.get("Sid") == "BookkeepingIsNotServed" for s in reads)
+
+
+def test_adoption_names_are_checked_at_synth() -> None:
+    import pytest  # noqa: PLC0415
+
+    from infra.app import build_app  # noqa: PLC0415
+    from tests.infra.conftest import FAST  # noqa: PLC0415
+
+    with pytest.raises(ValueError, match="arena:adoptSiteBucket must be the name"):
+        build_app(nag=False, context={**FAST, "arena:adoptSiteBucket": "arn:aws:s3:::x"})

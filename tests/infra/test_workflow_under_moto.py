@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from arena_core import bootstrap
+from arena_core import bootstrap, entrypoints
 from arena_core.adapters.s3_blobs import S3BlobStore
 from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.domain.cohort import Agent, Cohort
@@ -28,7 +28,13 @@ from arena_core.ports.clock import FixedClock
 from arena_core.ports.llm import ChatMessage, LLMResponse
 from arena_core.settings import ArenaSettings
 from arena_local.memory import InMemoryCommitmentStore
-from arena_local.workflow import MOTO_CONFIG, LocalWorkflow, routed_handlers
+from arena_local.workflow import (
+    HANDLERS,
+    MOTO_CONFIG,
+    AccountConcurrency,
+    LocalWorkflow,
+    routed_handlers,
+)
 from tests.support.alerts import RecordingAlerts
 from tests.support.aws import FAKE_ENV, TABLE, create_stores
 from tests.support.builders import binary
@@ -75,6 +81,7 @@ class Harness:
     cohort: Cohort
     commitments: InMemoryCommitmentStore
     alerts: RecordingAlerts
+    delay: list[float]  # seconds each agent takes to answer (one value, set by a test)
 
     def run(self, payload: dict[str, Any], name: str) -> dict[str, Any]:
         return self.workflow.run(payload, name, timeout=120)
@@ -96,9 +103,10 @@ def harness(
         calls: list[tuple[float, float]] = []
         lock = threading.Lock()
         failing: set[str] = set()
+        delay = [0.0]
 
         def agent_for(agent: Agent) -> ForecastAgent:
-            return TimedAgent(calls, lock, fail=agent.family_id in failing)
+            return TimedAgent(calls, lock, fail=agent.family_id in failing, delay=delay[0])
 
         commitments = InMemoryCommitmentStore()
         alerts = RecordingAlerts()
@@ -120,7 +128,9 @@ def harness(
             ),
         )
         bootstrap.reset(container)
-        yield Harness(LocalWorkflow(raw), stores, calls, failing, cohort, commitments, alerts)
+        yield Harness(
+            LocalWorkflow(raw), stores, calls, failing, cohort, commitments, alerts, delay
+        )
         bootstrap.reset()
 
 
@@ -207,3 +217,78 @@ def test_max_concurrency_one_is_sequential(harness: Harness) -> None:
     spans = sorted(harness.calls)
     assert len(spans) == 3
     assert all(spans[i][1] <= spans[i + 1][0] for i in range(len(spans) - 1))
+
+
+def scheduled_input(raw: dict[str, Any]) -> dict[str, Any]:
+    """What the weekly schedule starts the decision run with, as synthesized."""
+    for resource in raw["Resources"].values():
+        if resource["Type"] == "AWS::Scheduler::Schedule":
+            target = resource["Properties"]["Target"]
+            if "StateMachine" in json.dumps(target["Arn"]):
+                payload: dict[str, Any] = json.loads(target["Input"])
+                return payload
+    raise AssertionError("no schedule starts the decision run")
+
+
+def test_the_scheduled_run_stays_within_a_new_accounts_lambda_quota(
+    harness: Harness, raw: dict[str, Any]
+) -> None:
+    """A new account may have 10 concurrent executions; snapshot and resolve can run beside
+    the run, so 8 are left. 17 agents (two live cohorts) started at once were throttled, and a
+    throttled agent is retried three times, then recorded as failed."""
+    earlier = Cohort.open(WEEK - timedelta(weeks=1), default_lineup(include_baselines=True))
+    harness.stores.cohorts.create_cohort(earlier, earlier.agents())
+    harness.delay[0] = 0.2  # every agent is still answering when the next starts
+    quota = AccountConcurrency(limit=8)
+    with routed_handlers(HANDLERS, quota):
+        described = harness.run(scheduled_input(raw), "run-quota")
+    assert described["status"] == "SUCCEEDED"
+    assert results(described)["decisions"] == {"succeeded": 17}
+    assert quota.throttled == 0, f"{quota.throttled} invocations throttled"
+    assert quota.peak <= 8
+
+
+class ProviderMeltdownError(Exception):
+    """An error whose message is 20 KB (a provider's HTML error page, say)."""
+
+
+def test_fifty_agents_failing_with_20_kb_causes_keep_the_run_state_small(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each failed agent's cause stays in the state until Finalize (Step Functions caps a
+    state at 256 KB): whole causes (message and trace) overflowed it, the run failed and
+    Finalize never sealed. Kept: the error's type and a bounded cause."""
+    agents = [f"{harness.cohort.cohort_id}.family-{i:02d}" for i in range(50)]
+    run_at = WEEK.replace(minute=5).isoformat()
+
+    def prepare(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        ref = "universes/week-2026-03-01.json"
+        items = [{"agent_id": a, "run_at": run_at, "universe_ref": ref} for a in agents]
+        return {
+            "run_at": run_at,
+            "universe_ref": ref,
+            "markets": 2,
+            "items": items,
+            "max_concurrency": 0,
+        }
+
+    def meltdown(*_args: Any) -> Any:
+        raise ProviderMeltdownError("<html>" + "\N{COLLISION SYMBOL}" * 2_000 + "x" * 18_000)
+
+    finalized: list[int] = []
+    real_finalize = HANDLERS["FunctionsFinalize"]
+
+    def finalize(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        finalized.append(len(json.dumps(event).encode()))
+        return real_finalize(event, context)
+
+    monkeypatch.setitem(HANDLERS, "FunctionsPrepare", prepare)
+    monkeypatch.setitem(HANDLERS, "FunctionsFinalize", finalize)
+    monkeypatch.setattr(entrypoints, "decide", meltdown)
+    described = harness.run({}, "run-meltdown")
+    assert described["status"] == "SUCCEEDED", described.get("error")
+    assert results(described)["decisions"] == {"failed": 50}
+    (size,) = finalized
+    assert size < 128 * 1024, f"Finalize's input is {size} bytes"
+    ((subject, message),) = harness.alerts.sent
+    assert "50 agent(s) failed" in subject and "ProviderMeltdownError" in message

@@ -24,6 +24,8 @@ from arena_core.services.snapshot import SnapshotService
 from arena_core.services.weekly_run import PrepareRunService, RunRequest
 from arena_local.cli import main
 from arena_local.demo.main import DemoRequest, run_demo
+from arena_local.status import subscriber_lines
+from arena_local.status_cli import subscriptions
 from tests.support.agents import ScriptedAgent
 from tests.support.aws import dynamo_client, embedded_aws
 from tests.support.builders import RUN_AT, WEEK0, binary
@@ -48,11 +50,13 @@ def deployed() -> Iterator[str]:
         machine = sfn.create_state_machine(name="d", definition=PASS, roleArn=role)
         queue = sqs.create_queue(QueueName="dead-letters")["QueueUrl"]
         sqs.send_message(QueueUrl=queue, MessageBody="{}")
+        topic = boto3.client("sns").create_topic(Name="alarms")["TopicArn"]  # no subscriber
         outputs = {
             "TableName": table,
             "StateMachineArn": machine["stateMachineArn"],
             "DeadLetterQueueUrl": queue,
             "SiteUrl": "https://d123.cloudfront.net",
+            "AlarmTopicArn": topic,
         }
         create_stack(outputs)
         stores = dynamo_stores(dynamo_client(), table)
@@ -100,7 +104,36 @@ def test_status_of_a_deployment_with_a_failed_agent(
     assert "Failed executions in the last 7 days: 1" in lines
     assert any("run-week-1: ABORTED" in line for line in lines)
     assert "Messages in the dead-letter queue: 1" in lines
+    assert lines[-2].startswith("WARNING: no confirmed subscription to the alarm topic")
+    assert "-c arena:alarmEmail=" in lines[-2]
     assert lines[-1] == "Site: https://d123.cloudfront.net"
+
+
+def test_status_names_the_confirmed_subscriptions(
+    deployed: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sns = boto3.client("sns")
+    (topic,) = [
+        t["TopicArn"] for t in sns.list_topics()["Topics"] if t["TopicArn"].endswith(":alarms")
+    ]
+    sns.subscribe(TopicArn=topic, Protocol="email", Endpoint="ops@example.com")
+    assert main(["status"], now=NOW) == 0
+    assert "Alerts: 1 confirmed subscription(s) to the alarm topic" in capsys.readouterr().out
+
+
+class PendingTopic:
+    """SNS as it answers before the e-mail is confirmed (moto confirms at once)."""
+
+    def list_subscriptions_by_topic(self, **kwargs: str) -> dict[str, object]:
+        if "NextToken" not in kwargs:
+            return {"Subscriptions": [{"SubscriptionArn": "PendingConfirmation"}], "NextToken": "2"}
+        return {"Subscriptions": [{"SubscriptionArn": "PendingConfirmation"}]}
+
+
+def test_a_subscription_still_pending_is_no_subscriber() -> None:
+    assert subscriptions(PendingTopic(), "arn:aws:sns:us-east-1:1:alarms") == (0, 2)
+    (line,) = subscriber_lines((0, 2))
+    assert line.startswith("WARNING: no confirmed subscription") and "2 pending" in line
 
 
 def test_status_of_a_demo_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -124,5 +157,10 @@ def test_status_of_a_demo_output(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert f"Active cohorts: {active}" in lines
     assert any(line.startswith("Last snapshot: ") and "never" not in line for line in lines)
     assert "Messages in the dead-letter queue: 0" in lines
-    assert lines[-1] == f"Site: {out.resolve()}"
+    assert f"Site: {out.resolve()}" in lines
+    # And what the site's last publications did, and why: the closing one last, first listed
+    published = lines[lines.index(f"Site: {out.resolve()}") + 1 :]
+    assert published[0].startswith("Last publications: ")
+    assert "weekly (after the weekly decision run): " in published[1]
+    assert any(line.startswith("    uploaded ") for line in published)
     assert main(["status", "--dir", str(tmp_path)]) == 2  # no demo output there

@@ -7,7 +7,7 @@ import csv
 import io
 from pathlib import Path
 
-from arena_core.site.boards import BoardResult
+from arena_core.dataset.boards import BoardResult
 from arena_local.analyze import FolderSource, analyse, json_files
 
 Row = dict[str, str]

@@ -30,6 +30,7 @@ from tests.support.markets import StaticMarketSource
 
 HOSTILE_QUESTION = 'Will <script>alert("q")</script> "><img src=x onerror=alert(1)> win?'
 HOSTILE_FAMILY = "gpt-5.1"
+EVENT_SLUG = "fed/../decision in december?"
 FALLBACK_FAMILY = "gemini-2.5-flash"
 PROVISIONAL_FAMILY = "qwen-3-next"  # bets m1 alone, so it stays below the minimum sample
 HOSTILE_REASONING = '<script>window.__pwned = 1</script> "><img src=x onerror="window.__pwned=2">'
@@ -37,7 +38,9 @@ HOSTILE_REASONING = '<script>window.__pwned = 1</script> "><img src=x onerror="w
 
 def universe() -> list[Market]:
     evil = binary("m9", "0.55").model_copy(update={"question": HOSTILE_QUESTION})
-    return [binary("m1", "0.40"), binary("m2", "0.25"), binary("m3", "0.70"), evil]
+    # A slug Polymarket would never send: the market page's link must keep it one path segment.
+    on_polymarket = binary("m2", "0.25").model_copy(update={"event_slug": EVENT_SLUG})
+    return [binary("m1", "0.40"), on_polymarket, binary("m3", "0.70"), evil]
 
 
 def model_reply(market: str, side: str, amount: int, reasoning: str) -> str:

@@ -1,6 +1,7 @@
 """The layer's dependency rules, checked on its source: one direction, no cycles, no harness.
 
-    errors/constants ← domain ← scoring ← analysis ← protocol/workflow ← ports ← site ← services
+    errors/constants ← domain ← scoring ← analysis ← protocol/workflow ← ports ← dataset ← site
+        ← publication ← services
         ← adapters/agents/settings/bootstrap/entrypoints/observability ← functions
 
 A module may import its own layer and the layers to its left, never to its right; ports never
@@ -23,7 +24,9 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("analysis",),
     ("protocol", "workflow"),
     ("ports",),
+    ("dataset",),
     ("site",),
+    ("publication",),
     ("services",),
     ("adapters", "agents", "settings", "bootstrap", "entrypoints", "observability"),
 )

@@ -36,6 +36,8 @@ RETRYABLE = {
     "DecisionFormatError": False,
     "DecideAttemptError": True,  # recorded, counted toward the attempt limit, then retried
     "RunRequestError": False,  # a future or non-Sunday week: asking again cannot help
+    "MarketRefreshError": False,  # raised by scheduled passes only: Lambda's own retries
+    "LLMBudgetExceededError": False,  # the week's budget is spent: asking again spends more
     "InvalidIdError": False,  # an id outside its alphabet stays outside it
     "PersistenceError": True,  # throttling or a service fault that outlasted the client's retries
     "ConflictError": False,
@@ -48,6 +50,7 @@ RETRYABLE = {
     "ClaimHeldError": True,  # a crashed attempt's lease: wait for it to expire
     "AttemptsExhaustedError": False,  # deliberately raised for the Catch
     "ClaimLostError": False,
+    "PublicationBusyError": True,  # another publication held the site: Finalize tries again
     "UpstreamError": False,
     "MarketPayloadError": False,
     "RetryableUpstreamError": True,

@@ -1,63 +1,40 @@
-"""The published files' manifest in parts (``ports/manifest.py``): a tick reads and writes the
-part it changes, not the whole site's list; a site published with one manifest is split once;
-a part that cannot be read only makes its files be published again."""
+"""The change-only writer (``adapters/manifest.py``): a tick reads and writes the root (its lease,
+the manifest's index and the files every tick changes) and the files it changed, not the whole
+site's list; a part that cannot be read only makes its files be published again; one
+publication writes at a time; what was changed out of band is repaired."""
 
 from __future__ import annotations
 
+import gzip
 import json
+from datetime import timedelta
 
 import pytest
 
-from arena_core.errors import InvalidIdError
-from arena_core.ports.manifest import (
+from arena_core.adapters.manifest import (
     HOT,
-    INDEX,
-    LEGACY_MANIFEST,
-    MANIFEST,
     PARTS,
-    Manifest,
+    ROOT,
     ManifestPublisher,
     part_key,
     part_of,
-    upload_order,
 )
-from arena_core.ports.publisher import digest
+from arena_core.errors import InvalidIdError, PublicationBusyError
+from arena_core.ports.publisher import LazyFile
+from tests.support.buckets import LEASE, NOW, MemoryBucket, publish
 
 SITE = {
     "index.html": b"home",
     "data/leaderboard.csv": b"board",
     "data/live/c1.json": b"live",
-    "_internal/carried/leaderboard.json.gz": b"carried",
     "static/style.css": b"css",
     "cohorts/c1/index.html": b"cohort",
     "cohorts/c2/index.html": b"cohort 2",
     "decisions/d1.html": b"decision",
     "data/cohorts/c1/trades.csv": b"trades",
-    "data/universes/2026-03-01/universe.csv": b"universe",
-    "_internal/cohorts/c1/completed": b"final\n",
+    "data/universes/2026-03-01.csv": b"universe",
 }
-TICK = {"index.html": b"home, later", "_internal/carried/leaderboard.json.gz": b"carried 2"}
-
-
-class MemoryPublisher(ManifestPublisher):
-    """Objects in a dict, every read and write recorded."""
-
-    def __init__(self) -> None:
-        self.objects: dict[str, bytes] = {}
-        self.reads: list[str] = []
-        self.writes: list[str] = []
-
-    def put(self, path: str, body: bytes) -> None:
-        self.writes.append(path)
-        self.objects[path] = body
-
-    def read(self, path: str) -> bytes | None:
-        self.reads.append(path)
-        return self.objects.get(path)
-
-    def forget(self) -> None:
-        self.reads.clear()
-        self.writes.clear()
+TICK = {"index.html": b"home, later", "data/leaderboard.csv": b"board, later"}
 
 
 @pytest.mark.parametrize(
@@ -66,97 +43,185 @@ class MemoryPublisher(ManifestPublisher):
         ("index.html", HOT),
         ("data/leaderboard.json", HOT),
         ("data/live/c2026-03-01.json", HOT),
-        ("_internal/carried/kept.json.gz", HOT),
         ("static/app.js", HOT),
         ("cohorts/c1/agents/a.html", "cohorts"),
         ("decisions/d1.prompt.txt", "decisions"),
         ("markets/m1.html", "markets"),
         ("data/cohorts/c1/trades.csv", "data/cohorts"),
         ("data/universes/2026-03-01/universe.csv", "data/universes"),
-        ("_internal/cohorts/c1/completed", "_internal/cohorts"),
     ],
 )
 def test_a_tick_s_folders_share_one_part_and_the_rest_go_by_folder(path: str, part: str) -> None:
     assert part_of(path) == part
 
 
-def test_a_tick_reads_and_writes_only_the_part_it_changes() -> None:
-    publisher = MemoryPublisher()
-    first = publisher.publish(SITE)
+def test_a_tick_reads_and_writes_the_root_and_the_files_it_changes() -> None:
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    first = publish(publisher, SITE)
     assert set(first.uploaded) == set(SITE)
-    manifest_objects = {w for w in publisher.writes if w.startswith(PARTS)}
-    parts = {part_of(path) for path in SITE}
-    assert manifest_objects == {part_key(p) for p in parts} | {INDEX}
-    assert publisher.writes[: len(SITE)] == upload_order(SITE)  # the files first
-    publisher.forget()
-    report = publisher.publish(TICK)
-    assert set(report.uploaded) == set(TICK)
-    assert publisher.reads == [INDEX, part_key(HOT)]
-    assert publisher.writes == [*upload_order(TICK), part_key(HOT)]
-    # And the whole site's list is what was published, from any publisher reading it
-    listed = dict(publisher.published())
-    assert listed == {path: digest(body) for path, body in {**SITE, **TICK}.items()}
-    assert len(publisher.published()) == len(SITE)
+    parts = {part_of(path) for path in SITE} - {HOT}
+    assert {w for w in bucket.writes if w.startswith(PARTS)} == {part_key(p) for p in parts}
+    files = [w for w in bucket.writes if w in SITE]
+    assert bucket.writes == [ROOT, *files, *sorted(part_key(p) for p in parts), ROOT]
+    bucket.forget()
+    report = publish(publisher, TICK)
+    assert report.uploaded == tuple(sorted(TICK))
+    assert bucket.reads == [ROOT]  # the hot part is in the root
+    assert bucket.writes == [ROOT, *sorted(TICK), ROOT]  # the lease taken, then released
 
 
 def test_what_is_unchanged_is_not_written_and_a_lookup_reads_one_part() -> None:
-    publisher = MemoryPublisher()
-    publisher.publish(SITE)
-    publisher.forget()
-    assert publisher.publish(SITE).uploaded == ()
-    assert publisher.writes == []  # no file, and no part written again
-    publisher.forget()
-    manifest = publisher.published()
-    assert "decisions/d1.html" in manifest and "decisions/d2.html" not in manifest
-    assert publisher.reads == [INDEX, part_key("decisions")]
-    assert "markets/m9.html" not in manifest  # a part that does not exist is not read
-    assert publisher.reads == [INDEX, part_key("decisions")]
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    publish(publisher, SITE)
+    bucket.forget()
+    assert publish(publisher, SITE).uploaded == ()
+    assert bucket.writes == [ROOT, ROOT]  # no file, and no part written again
+    bucket.forget()
+    session = publisher.open("reader", NOW, LEASE)
+    assert session.known("decisions/d1.html") is not None
+    assert session.known("decisions/d2.html") is None
+    assert bucket.reads == [ROOT, part_key("decisions")]
+    assert session.known("markets/m9.html") is None  # a part that does not exist is not read
+    assert bucket.reads == [ROOT, part_key("decisions")]
+    session.release()
 
 
-@pytest.mark.parametrize("before", [MANIFEST, LEGACY_MANIFEST])
-def test_a_site_published_with_one_manifest_is_split_once(before: str) -> None:
-    publisher = MemoryPublisher()
-    publisher.objects[before] = json.dumps({p: digest(b) for p, b in SITE.items()}).encode()
-    assert dict(publisher.published()) == {p: digest(b) for p, b in SITE.items()}
-    report = publisher.publish(TICK)
-    assert set(report.uploaded) == set(TICK)  # the rest is known as published
-    parts = {part_key(part_of(path)) for path in SITE}
-    assert {w for w in publisher.writes if w.startswith(PARTS)} == parts | {INDEX}
-    publisher.forget()
-    publisher.publish({"index.html": b"home, later still"})
-    assert publisher.reads == [INDEX, part_key(HOT)]  # read in parts from now on
-    assert publisher.writes == ["index.html", part_key(HOT)]
+@pytest.mark.parametrize(
+    "garbage",
+    [b"{not json", json.dumps({"cohorts/c1/index.html": 5}).encode(), b"[" * 100_000],
+    ids=["not-json", "not-entries", "nested-deep"],
+)
+def test_a_part_that_cannot_be_read_only_publishes_its_files_again(garbage: bytes) -> None:
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    publish(publisher, SITE)
+    bucket.objects[part_key("cohorts")] = garbage
+    report = publish(publisher, SITE)
+    assert set(report.uploaded) == {"cohorts/c1/index.html", "cohorts/c2/index.html"}
+    assert publish(publisher, SITE).uploaded == ()  # recorded again
 
 
-def test_a_part_that_cannot_be_read_only_publishes_its_files_again() -> None:
-    publisher = MemoryPublisher()
-    publisher.publish(SITE)
-    publisher.objects[part_key("decisions")] = b"{not json"
-    publisher.objects[part_key("cohorts")] = json.dumps({"cohorts/c1/index.html": 5}).encode()
-    report = publisher.publish(SITE)
-    again = {"decisions/d1.html", "cohorts/c1/index.html", "cohorts/c2/index.html"}
-    assert set(report.uploaded) == again
-    assert publisher.published()["decisions/d1.html"] == digest(SITE["decisions/d1.html"])
-    publisher.objects[INDEX] = b'"not a list"'  # an index that cannot be read: no part known
-    assert set(publisher.publish(SITE).uploaded) == set(SITE)
+@pytest.mark.parametrize(
+    "garbage", [b"not a header\nstate", b"[" * 100_000 + b"\n", b'{"format": 1}\nstate']
+)
+def test_a_root_that_cannot_be_read_publishes_everything_again(garbage: bytes) -> None:
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    publish(publisher, SITE, state=b"the state")
+    bucket.objects[ROOT] = garbage
+    session = publisher.open("next", NOW, LEASE)
+    assert session.opened.state is None and session.opened.notes
+    assert set(session.publish([LazyFile.of(p, b) for p, b in SITE.items()]).uploaded) == set(SITE)
+    session.commit(b"anew")
+    assert publisher.open("after", NOW, LEASE).opened.state == b"anew"
 
 
-def test_a_manifest_kept_as_a_plain_mapping_is_written_whole() -> None:
-    publisher = MemoryPublisher()
-    publisher.publish(SITE)
-    known = dict(publisher.published())
-    publisher.forget()
-    publisher.publish(TICK, known=known)
-    assert publisher.reads == []  # what the caller read is not read again
-    parts = {part_key(part_of(path)) for path in SITE}
-    assert {w for w in publisher.writes if w.startswith(PARTS)} == parts | {INDEX}
-    assert dict(Manifest(publisher.read)) == {**known, **{p: digest(b) for p, b in TICK.items()}}
+def test_the_state_is_read_at_opening_and_written_at_commit() -> None:
+    publisher = ManifestPublisher(MemoryBucket())
+    first = publisher.open("first", NOW, LEASE)
+    assert first.opened.state is None
+    first.release()
+    publish(publisher, {}, state=b"\x1f binary\nstate with lines")
+    assert publisher.open("second", NOW, LEASE).opened.state == b"\x1f binary\nstate with lines"
 
 
-@pytest.mark.parametrize("key", ["../escape.html", part_key(HOT), INDEX, MANIFEST, LEGACY_MANIFEST])
+@pytest.mark.parametrize("key", ["../escape.html", part_key(HOT), ROOT, f"{PARTS}x.json"])
 def test_every_key_is_checked_before_the_first_is_written(key: str) -> None:
     """Nor may a file take the place of the manifest's own objects."""
-    publisher = MemoryPublisher()
+    bucket = MemoryBucket()
+    session = ManifestPublisher(bucket).open("test", NOW, LEASE)
+    bucket.forget()
     with pytest.raises(InvalidIdError):
-        publisher.publish({"a.html": b"a", key: b"b"})
-    assert publisher.writes == []
+        session.publish([LazyFile.of("a.html", b"a"), LazyFile.of(key, b"b")])
+    assert bucket.writes == []
+
+
+def test_bookkeeping_is_written_as_given_and_never_recorded() -> None:
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    for _ in range(2):
+        assert publish(publisher, {"_internal/state/x.gz": b"x"}).uploaded == (
+            "_internal/state/x.gz",
+        )
+    assert bucket.objects["_internal/state/x.gz"] == b"x"
+
+
+def test_one_publication_holds_the_lease_until_it_commits() -> None:
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    first = publisher.open("tick", NOW, LEASE)
+    with pytest.raises(PublicationBusyError, match="tick"):
+        publisher.open("weekly", NOW + timedelta(minutes=1), LEASE)
+    first.publish([LazyFile.of("index.html", b"home")])
+    first.commit(b"")
+    second = publisher.open("weekly", NOW + timedelta(minutes=1), LEASE)
+    assert second.opened.taken_over is None
+    second.release()
+    publisher.open("later", NOW + timedelta(minutes=2), LEASE).release()
+
+
+def test_an_expired_lease_is_taken_over_and_its_holder_records_nothing() -> None:
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    crashed = publisher.open("crashed", NOW, LEASE)
+    crashed.publish([LazyFile.of("index.html", b"old figures")])
+    later = publisher.open("next", NOW + LEASE, LEASE)
+    assert later.opened.taken_over == "crashed"
+    later.publish([LazyFile.of("index.html", b"new figures")])
+    later.commit(b"next's")
+    with pytest.raises(PublicationBusyError):
+        crashed.commit(b"crashed's")  # its state is never recorded
+    assert publisher.open("after", NOW + LEASE, LEASE).opened.state == b"next's"
+
+
+def test_two_publications_opening_at_once_cannot_both_hold_the_lease() -> None:
+    """The second read the root before the first wrote its lease: its conditional write loses."""
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    publish(publisher, SITE)
+    original = bucket.get
+
+    def racing(key: str) -> tuple[bytes, str] | None:
+        found = original(key)
+        if key == ROOT and bucket.get is racing:
+            bucket.get = original  # type: ignore[method-assign]
+            publisher.open("first", NOW, LEASE)  # wins between the read and the write
+        return found
+
+    bucket.get = racing  # type: ignore[method-assign]
+    with pytest.raises(PublicationBusyError):
+        publisher.open("second", NOW, LEASE)
+
+
+def test_a_repairing_publication_rewrites_what_changed_out_of_band() -> None:
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    publish(publisher, SITE)
+    bucket.objects["cohorts/c1/index.html"] = b"edited out of band"
+    del bucket.objects["decisions/d1.html"]
+    bucket.objects["data/leaderboard.csv"] = gzip.compress(b"cut")
+    assert publish(publisher, SITE).uploaded == ()  # trusted until checked
+    report = publish(publisher, SITE, repair=True)
+    damaged = ("cohorts/c1/index.html", "data/leaderboard.csv", "decisions/d1.html")
+    assert report.repaired == damaged and report.uploaded == damaged
+    assert report.checked == len(SITE)
+    assert all(bucket.objects[p] == SITE[p] for p in SITE)
+
+
+def test_a_kept_file_is_written_only_where_the_site_lacks_it() -> None:
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    made: list[str] = []
+
+    def body() -> bytes:
+        made.append("body")
+        return b"sealed page"
+
+    kept = LazyFile("cohorts/c9/index.html", body, kept=True)
+    assert publish(publisher, [kept]).uploaded == ("cohorts/c9/index.html",)
+    assert publish(publisher, [kept]).uploaded == () and made == ["body"]
+    assert publish(publisher, [kept], repair=True).uploaded == () and made == ["body"]
+    del bucket.objects["cohorts/c9/index.html"]
+    assert publish(publisher, [kept], repair=True).repaired == ("cohorts/c9/index.html",)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # imported when first used: keeps the handlers' import time l
     from arena_core.ports.llm import LLMClient
     from arena_core.ports.market_source import MarketSource
     from arena_core.ports.publisher import SitePublisher
+    from arena_core.ports.spend_store import SpendStore
     from arena_core.ports.stores import Stores
     from arena_core.services.lineup import LineupService
     from arena_core.settings import ArenaSettings
@@ -46,6 +47,7 @@ class Injected:
     llm_client: LLMClient | None = None
     lineup: tuple[AgentSpec, ...] | None = None  # release 1 when the table has none yet
     agent_for: Callable[[Agent], ForecastAgent] | None = None
+    spend: SpendStore | None = None
 
 
 @dataclass
@@ -202,7 +204,24 @@ class Container:
         from arena_core.agents.llm import LLMAgent  # noqa: PLC0415
 
         model = self.settings.llm_model_override or agent.model_id
-        return LLMAgent(self.llm_client, model, max_tokens=self.settings.llm_max_tokens)
+        llm = LLMAgent(self.llm_client, model, max_tokens=self.settings.llm_max_tokens)
+        if self.settings.llm_weekly_budget is None:
+            return llm
+        from arena_core.agents.budget import BudgetedAgent  # noqa: PLC0415
+
+        return BudgetedAgent(llm, self.spend, self.settings.llm_weekly_budget)
+
+    @functools.cached_property
+    def spend(self) -> SpendStore:
+        """The week's LLM spend (the weekly budget's ledger), on the table."""
+        if self.injected.spend is not None:
+            return self.injected.spend
+        import boto3  # noqa: PLC0415
+
+        from arena_core.adapters.dynamodb.spend import DynamoSpendStore  # noqa: PLC0415
+        from arena_core.adapters.dynamodb.table import Table  # noqa: PLC0415
+
+        return DynamoSpendStore(Table(boto3.client("dynamodb"), self.settings.table_name))
 
 
 _container: Container | None = None

@@ -32,6 +32,7 @@ SNAPSHOT_PERIOD = timedelta(minutes=10)
 RESOLVE_PERIOD = timedelta(hours=1)
 # The snapshot alarm fires when no snapshot was recorded for this long (three missed passes).
 SNAPSHOT_SILENCE = 3 * SNAPSHOT_PERIOD
+RESOLVE_SILENCE = 3 * RESOLVE_PERIOD  # no resolution pass for this long: alarm NoResolve
 
 
 def _minutes(period: timedelta) -> int:

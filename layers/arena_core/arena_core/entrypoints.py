@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from arena_core.bootstrap import Container
-from arena_core.constants import SNAPSHOT_PERIOD
+from arena_core.errors import PublicationBusyError
+from arena_core.observability import logger
 
 if TYPE_CHECKING:  # the workflow's models load only in the functions of the workflow
     from collections.abc import Sequence
@@ -46,6 +47,7 @@ class SnapshotResult(_Result):
     site_files: int
     site_uploaded: int
     site_scope: str | None = None  # what the tick published (board, live, full, daily, weekly)
+    site_why: str = ""  # why it was due (or why nothing was published)
 
 
 class FinalizeResult(_Result):
@@ -104,7 +106,10 @@ def prepare(c: Container, event: RunInput) -> PreparedRun:
         horizon=c.settings.decision_horizon,
         panel=panel_settings(c),
     )
-    request = RunRequest(week, event.cohort_ids, event.agent_ids, event.max_concurrency or 0)
+    concurrency = event.max_concurrency
+    if concurrency is None:  # the schedule's run, or a rerun that does not say
+        concurrency = c.settings.run_concurrency
+    request = RunRequest(week, event.cohort_ids, event.agent_ids, concurrency)
     return service.prepare(request)
 
 
@@ -151,50 +156,29 @@ def decide(c: Container, item: DecideInput) -> DecideOutput:
     )
 
 
-def window_started(c: Container, minutes: int) -> bool:
-    """Whether now falls in the first snapshot period of a window of ``minutes`` (windows
-    start at Sunday 00:00 UTC): one snapshot tick per window, whatever the schedule's offset."""
-    now = c.clock.now()
-    sunday_based_day = (now.weekday() + 1) % 7
-    since_sunday = sunday_based_day * 1440 + now.hour * 60 + now.minute
-    return since_sunday % minutes < SNAPSHOT_PERIOD.total_seconds() // 60
-
-
-def site_refresh_due(c: Container) -> bool:
-    """Whether this tick starts a site refresh window (the live figures are republished)."""
-    return window_started(c, c.settings.site_refresh_minutes)
-
-
-def tick_scope(c: Container) -> Scope | None:
-    """What a snapshot tick publishes: the leaderboard after every snapshot; the live figures
-    once per refresh window; everything site-wide once an hour; the live cohorts' pages once a
-    day (each at least once per refresh window, so a demo's wide window keeps it quick)."""
-    from arena_core.services.publish_site import BOARD, DAILY, FULL, LIVE  # noqa: PLC0415
-
-    window = c.settings.site_refresh_minutes
-    cadences = (
-        (DAILY, max(window, 1440)),
-        (FULL, max(window, 60)),
-        (LIVE, window),
-        (BOARD, c.settings.leaderboard_refresh_minutes),
-    )
-    return next((scope for scope, minutes in cadences if window_started(c, minutes)), None)
-
-
 def snapshot_and_publish(c: Container, *, weekly: bool = False) -> SnapshotResult:
-    """A snapshot pass, then the site: what the tick's time calls for (``tick_scope``), or
-    (after the decision run) the weekly publication, whatever the time."""
+    """A snapshot pass, then the site: what the tick's time calls for (``publication/plan.py``),
+    or (after the decision run) the weekly publication, whatever the time."""
     from arena_core.services.publish_site import WEEKLY  # noqa: PLC0415
     from arena_core.services.snapshot import SnapshotService  # noqa: PLC0415
 
     # A tick reads eventually consistent (its last write is ten minutes old); the pass after a
     # decision run reads what the run has just written, so strongly.
     reads = c.stores if weekly else c.reading_stores
-    report = SnapshotService(c.stores, c.market_source, c.clock, reads=reads).run()
+    # A scheduled pass that refreshed no market fails (the operator is told); the pass after
+    # a decision run marks at the last prices rather than leave the run unreported.
+    report = SnapshotService(
+        c.stores, c.market_source, c.clock, reads=reads, require_refresh=not weekly
+    ).run()
     c.stores.views.record_job_run("snapshot", report.taken_at)
-    scope = WEEKLY if weekly else tick_scope(c)
+    if not weekly:
+        watch_resolution(c, report.taken_at)
     # The snapshots just written are the live agents' latest: the publication reads none back.
-    site = publish_site(c, scope, fresh=report.snapshots) if scope else None
+    site = publish_site(c, WEEKLY if weekly else None, fresh=report.snapshots)
+    if weekly and site.lease == "busy":  # the run's Retry tries Finalize again
+        raise PublicationBusyError(site.why)
+    # What was published and why, each file uploaded and each value computed again.
+    logger.info("site", extra={"publication": site.lines()})
     return SnapshotResult(
         taken_at=report.taken_at,
         agents=report.agents,
@@ -204,10 +188,22 @@ def snapshot_and_publish(c: Container, *, weekly: bool = False) -> SnapshotResul
         failed_market_ids=report.failed_market_ids,
         stale_positions=report.stale_positions,
         seconds=report.seconds,
-        site_files=site.files if site else 0,
-        site_uploaded=site.uploaded if site else 0,
-        site_scope=site.scope if site else None,
+        site_files=site.files,
+        site_uploaded=site.uploaded,
+        site_scope=site.scope,
+        site_why=site.why,
     )
+
+
+def watch_resolution(c: Container, now: datetime) -> None:
+    """The first pass of each hour alerts when no resolution pass ran for three hours (no
+    cohort would ever complete): one read, no alarm or custom metric to pay for."""
+    from arena_core.services.run_alerts import alert_stalled_resolution  # noqa: PLC0415
+    from arena_core.services.snapshot import opens_hour  # noqa: PLC0415
+
+    if c.alerts is None or not opens_hour(now):
+        return
+    alert_stalled_resolution(c.alerts, c.stores.views.job_runs().get("resolve"), now)
 
 
 def finalize(c: Container, event: FinalizeInput) -> FinalizeResult:
@@ -263,18 +259,25 @@ def seal_run(c: Container, event: FinalizeInput) -> SealReport | None:
 def publish_site(
     c: Container, scope: Scope | None = None, *, fresh: Sequence[PortfolioSnapshot] = ()
 ) -> SiteReport:
-    """Publish the site (default: the weekly scope, everything); ``fresh``: snapshots just
-    taken, the latest of their agents."""
+    """Publish ``scope`` (None: what the time calls for, as a snapshot tick does);
+    ``fresh``: snapshots just taken, the latest of their agents."""
     from arena_core.analysis.figures import Rules  # noqa: PLC0415
-    from arena_core.services.publish_site import WEEKLY, PublishSiteService  # noqa: PLC0415
+    from arena_core.publication.plan import Cadence  # noqa: PLC0415
+    from arena_core.services.publish_site import PublishSiteService  # noqa: PLC0415
     from arena_core.site.build import parse_simulation  # noqa: PLC0415
 
     rules = Rules(min_forecasts=c.settings.min_forecasts, min_cohorts=c.settings.min_cohorts)
-    simulated = parse_simulation(c.settings.simulation)
+    cadence = Cadence(c.settings.leaderboard_refresh_minutes, c.settings.site_refresh_minutes)
     service = PublishSiteService(
-        c.reading_stores, c.publisher, c.blobs, c.clock, rules, simulated=simulated
+        c.reading_stores,
+        c.publisher,
+        c.blobs,
+        c.clock,
+        rules,
+        simulated=parse_simulation(c.settings.simulation),
+        cadence=cadence,
     )
-    return service.run(scope or WEEKLY, fresh=fresh)
+    return service.run(scope, fresh=fresh)
 
 
 def resolve(c: Container) -> ResolveResult:

@@ -20,7 +20,7 @@ into these with ``raise ... from exc``; callers branch on the class, never on th
     │   ├── CorruptRecordError         a stored item the code cannot decode
     │   └── ConflictError              a conditional write lost a race: VersionConflictError,
     │                                  ClaimConflictError (already succeeded, held, attempts
-    │                                  exhausted, claim lost)
+    │                                  exhausted, claim lost), PublicationBusyError
     ├── UpstreamError                  Polymarket or the LLM provider failed
     │   ├── MarketPayloadError         a market payload lacks or garbles a field
     │   ├── RetryableUpstreamError     transient: timeouts, 429, 5xx (worth retrying later)
@@ -190,6 +190,11 @@ class AttemptsExhaustedError(ClaimConflictError):
     """Retryable failures reached the attempt limit, or the decision failed for good."""
 
 
+class PublicationBusyError(ConflictError):
+    """Another publication holds the site's lease (or took it over from this one, once it
+    expired): this one writes nothing more; the next publication publishes what changed."""
+
+
 class ClaimLostError(ClaimConflictError):
     """This run no longer owns the claim (its lease was taken over): its writes are refused."""
 
@@ -215,6 +220,12 @@ class RetryableUpstreamError(UpstreamError):
     """A transient failure that survived the client's own retries."""
 
 
+class MarketRefreshError(UpstreamError):
+    """A snapshot or resolution pass got none of its markets back (every fetch failed): it
+    fails rather than mark at the last prices, so its scheduled invocation reaches the
+    dead-letter queue and the operator."""
+
+
 class FatalUpstreamError(UpstreamError):
     """A failure retrying cannot fix (bad key, no credits, unknown model, bad request)."""
 
@@ -233,6 +244,11 @@ class UpstreamCreditsError(FatalUpstreamError):
 
 class UpstreamNotFoundError(FatalUpstreamError):
     """404: no endpoint serves the requested model (or route)."""
+
+
+class LLMBudgetExceededError(FatalUpstreamError):
+    """The week's LLM spend reached the deployment's weekly budget: the model is not asked and
+    the decision fails, not retried (a rerun after the budget is raised asks again)."""
 
 
 class UpstreamBadRequestError(FatalUpstreamError):
@@ -265,6 +281,7 @@ RETRYABLE: frozenset[type[ArenaError]] = frozenset(
         RetryableUpstreamError,
         DecideAttemptError,
         AlertError,
+        PublicationBusyError,
     }
 )
 

@@ -7,6 +7,8 @@ parameter (a SecureString) that holds it is.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -37,10 +39,18 @@ class ArenaSettings(BaseSettings):
     max_attempts: int = Field(default=3, ge=1)
     lease_minutes: int = Field(default=15, ge=1)
     # The completion budget of a decision: by default the answer, the panel's forecasts and a
-    # reasoning model's thinking (protocol/budget.py: 22,300 tokens at K = 300); a number here
+    # reasoning model's thinking (protocol/budget.py: 23,500 tokens at K = 300); a number here
     # replaces it for every decision.
     llm_max_tokens: int | None = Field(default=None, ge=256)
+    # Dollars the models may cost in one run week (every cohort's agents together); once spent,
+    # an agent is not asked and its decision fails, not retried. None: no budget.
+    llm_weekly_budget: Decimal | None = Field(default=None, ge=0)
     llm_timeout_seconds: float = Field(default=240.0, gt=0)
+    # Agents the weekly run decides at once when its input names no max_concurrency (0: all).
+    # A new account may start with 10 concurrent Lambda executions, and the snapshot and
+    # resolve functions run beside the run: beyond the quota Decide is throttled, retried three
+    # times and recorded as failed. 5 leaves room for them; raise it once the quota is raised.
+    run_concurrency: int = Field(default=5, ge=0, le=10_000)
     include_llms: bool = True
     include_baselines: bool = True
     baseline_seed: int = 0

@@ -11,7 +11,11 @@ Retry list from the error hierarchy (``retryable_errors``), so the two sides can
 
 from __future__ import annotations
 
+import functools
+import json
+import logging
 import re
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -27,6 +31,7 @@ from pydantic import (
 
 from arena_core.constants import UNIVERSE_PREFIX
 from arena_core.domain.cohort import date_in_calendar, in_calendar
+from arena_core.domain.commitment_log import EXECUTION_NAME as EXECUTION_NAME_PATTERN
 from arena_core.domain.decision_status import DecisionStatus
 from arena_core.domain.ids import AgentId, CohortId, DecisionId
 from arena_core.errors import ArenaError, RunRequestError, retryable_error_names
@@ -54,7 +59,6 @@ PLATFORM_RETRYABLE = (
 
 
 MAX_ITEMS = 10_000  # agents (or cohorts) a run names, at most
-_EXECUTION = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")  # Step Functions' names, bounded
 _UNIVERSE = re.compile(
     rf"(?:s3://[a-z0-9][a-z0-9.-]{{1,62}}/)?{UNIVERSE_PREFIX}[A-Za-z0-9_.-]{{1,60}}"
 )
@@ -94,7 +98,7 @@ def _text_time(value: object) -> object:
 
 
 RunTime = Annotated[AwareDatetime, BeforeValidator(_text_time), AfterValidator(_calendar_time)]
-ExecutionName = Annotated[str, _matching(_EXECUTION, "an execution name")]
+ExecutionName = Annotated[str, _matching(EXECUTION_NAME_PATTERN, "an execution name")]
 UniverseRef = Annotated[str, _matching(_UNIVERSE, "a universe reference")]
 
 M = TypeVar("M", bound=BaseModel)
@@ -107,15 +111,22 @@ def parse_event(model: type[M], event: Any) -> M:
         return model.model_validate(event if isinstance(event, dict) else {"event": event})
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(part) for part in first.get("loc", ())) or "event"
+        where = ".".join(str(part)[:60] for part in first.get("loc", ())) or "event"
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise RunRequestError(f"{model.__name__}: {where}: {first['msg'][:200]}{more}") from None
+        known = ""
+        if first["type"] == "extra_forbidden":
+            known = f"; the keys it takes: {', '.join(model.model_fields)}"
+        raise RunRequestError(
+            f"{model.__name__}: {where}: {first['msg'][:200]}{more}{known}"
+        ) from None
 
 
 # Schemas are built on first use: each function of the workflow uses one input and one output
-# model, and its cold start should not pay for the others.
+# model, and its cold start should not pay for the others. An unknown key is refused, never
+# ignored: a console rerun typed {"week": ...} or {"agent_id": ...} would otherwise mean "this
+# week, every agent" and seal a second run.
 class _Input(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class _Output(BaseModel):
@@ -123,7 +134,9 @@ class _Output(BaseModel):
 
 
 class RunInput(_Input):
-    """The state machine's input: an operator may rerun one week, some cohorts or some agents."""
+    """The state machine's input: an operator may rerun one week, some cohorts or some agents.
+    ``max_concurrency``: agents decided at once (0: all); none given, the deployment's
+    ``ARENA_RUN_CONCURRENCY``."""
 
     week_start: WeekDate | None = None
     cohort_ids: list[CohortId] | None = Field(default=None, max_length=MAX_ITEMS)
@@ -173,13 +186,83 @@ class DecideOutput(_Output):
     upstream_retries: int = 0
 
 
+# A failed step's cause stays in the run's state until Finalize (Step Functions caps a state at
+# 256 KB): at most this many bytes of JSON each, so 50 failed agents hold under 100 KB.
+MAX_CAUSE_BYTES = 1_000
+MAX_ERROR_CHARS = 120  # an error's type name (Lambda's, Step Functions' or an exception's)
+
+
+def bounded_text(text: str, limit: int = MAX_CAUSE_BYTES) -> str:
+    """``text`` cut so that its JSON encoding (as a state holds it, escapes included) fits in
+    ``limit`` bytes, saying how much was cut."""
+    if len(json.dumps(text)) <= limit:
+        return text
+    low, high = 0, min(len(text), limit)
+    while low < high:  # the longest prefix that fits beside the note
+        middle = (low + high + 1) // 2
+        note = f"... ({len(text) - middle} more characters)"
+        if len(json.dumps(text[:middle] + note)) <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return f"{text[:low]}... ({len(text) - low} more characters)"
+
+
+Handler = TypeVar("Handler", bound=Callable[..., Any])
+
+
+def bounded_failures(handler: Handler) -> Handler:
+    """A workflow step's handler whose failures reach Step Functions bounded: the same error
+    type (Retry and Catch match on its name), the message cut to ``MAX_CAUSE_BYTES`` and no
+    trace below this frame. Lambda puts the message and the trace in the error's cause, which
+    the Catch keeps in the run's state for Finalize; a whole trace per failed agent overflowed
+    the 256 KB state in a week of mass failures, and the run then never sealed."""
+
+    @functools.wraps(handler)
+    def step(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return handler(*args, **kwargs)
+        except Exception as exc:
+            # The whole error, trace included, goes to the function's log; the state gets less.
+            logging.getLogger(__name__).error("step failed", exc_info=exc)
+            raise bounded_copy(exc).with_traceback(None) from None
+
+    return step  # type: ignore[return-value]
+
+
+def bounded_copy(exc: Exception) -> Exception:
+    """``exc`` itself when its message is short enough; else an instance of a subclass of its
+    class with the same name (what Step Functions matches) and the message cut."""
+    text = str(exc)
+    limit = MAX_CAUSE_BYTES // 2
+    if len(json.dumps(text)) <= limit:
+        return exc
+    cls = type(exc)
+    attributes = {
+        "__init__": Exception.__init__,
+        "__str__": Exception.__str__,
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+    }
+    try:
+        return type(cls.__name__, (cls,), attributes)(bounded_text(text, limit))  # type: ignore[no-any-return]
+    except TypeError:  # a class that cannot be subclassed so: the name alone is kept
+        plain = type(cls.__name__, (Exception,), {"__module__": cls.__module__})
+        return plain(bounded_text(text, limit))  # type: ignore[no-any-return]
+
+
+def _bounded(limit: int) -> BeforeValidator:
+    return BeforeValidator(lambda v: bounded_text(v, limit) if isinstance(v, str) else v)
+
+
 class FailureRecord(_Output):
-    """What the Catch records for an agent whose step failed for good."""
+    """What the Catch records for an agent whose step failed for good: the error's type and
+    its cause, bounded (a cause that arrives longer is cut, never refused: Finalize must seal)."""
 
     agent_id: AgentId
     status: Literal[DecisionStatus.FAILED] = DecisionStatus.FAILED
-    error: str
-    cause: str
+    error: Annotated[str, _bounded(MAX_ERROR_CHARS)]
+    cause: Annotated[str, _bounded(MAX_CAUSE_BYTES)]
 
 
 class FinalizeInput(_Input):

@@ -3,10 +3,11 @@
 Simulating 52 weeks pass by pass would take hours; what a year of history changes in the
 steady state's bill is what the publications and passes read and compute because of it: every
 family's bet scores (the leaderboard's statistics, the carried inputs), each completed cohort's
-final snapshots (read by every pass for the family series, carried by the site), a year of
-hourly, daily and weekly series points (the charts), and a manifest that lists every page of
-every cohort already published (so none is rendered again). This writes exactly those, through
-the stores' own methods (scores with their family aggregates, finals as a completion writes
+final snapshots (read by every pass for the family series, sealed by the site), and a year of
+hourly, daily and weekly series points (the charts). The first site-wide publication of the
+warm-up seals those cohorts (reads each once and draws its pages: the manifest then lists them,
+as a year's would), before anything is metered. This writes exactly those, through the stores'
+own methods (scores with their family aggregates, finals as a completion writes
 them), seeded and shaped like the live cohorts: the same families, each scored on
 ``scores_per_agent`` bets. Nothing else of the history (decisions, trades, audit records) is
 read by a steady-state tick, so nothing else is written: the storage of a year is modelled from
@@ -23,11 +24,7 @@ from decimal import Decimal
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.lineup import AgentSpec
 from arena_core.domain.portfolio import BetScore, PortfolioSnapshot, SeriesPoint, family_totals
-from arena_core.ports.publisher import SitePublisher
 from arena_core.ports.stores import Stores
-from arena_core.services.publish_site import COMPLETION_MARK
-from arena_core.site.cohort_tables import cohort_tables
-from arena_core.site.universes import universe_path
 
 WEEK = timedelta(weeks=1)
 LIFE = timedelta(weeks=5)  # a cohort's decisions span the decision horizon
@@ -35,7 +32,6 @@ LIFE = timedelta(weeks=5)  # a cohort's decisions span the decision horizon
 
 def seed_history(
     stores: Stores,
-    publisher: SitePublisher,
     lineup: Sequence[AgentSpec],
     *,
     first_live: datetime,
@@ -66,7 +62,6 @@ def seed_history(
         stores.views.put_finals(finals)
         stores.views.put_final_totals(family_totals(cohort.cohort_id, finals))
         stores.cohorts.complete_cohort(cohort.cohort_id, opened + LIFE)
-        _mark_published(publisher, cohort)
     _series(
         stores, [s.family_id for s in lineup], first_live - LIFE - weeks * WEEK, first_live, rng
     )
@@ -150,26 +145,3 @@ def _series(
                 )
                 moment += step
     stores.views.put_series(points)
-
-
-def _mark_published(publisher: SitePublisher, cohort: Cohort) -> None:
-    """List the cohort's pages and tables as published, and its completion mark, as a year of
-    publications would have: none is rendered again, and the manifest is a year's size."""
-    cohort_id = cohort.cohort_id
-    files = {COMPLETION_MARK.format(cohort_id=cohort_id): b"final\n"}
-    files[f"cohorts/{cohort_id}/index.html"] = b"published"
-    for agent in cohort.agents():
-        files[f"cohorts/{cohort_id}/{agent.agent_id}.html"] = b"published"
-        for week in range(1, 6):
-            decision = f"{agent.agent_id}.w{week:03d}"
-            files[f"decisions/{decision}.html"] = b"published"
-            files[f"decisions/{decision}.prompt.txt"] = b"published"
-    for table in cohort_tables(cohort):
-        for kind in ("csv", "json"):
-            files[f"data/cohorts/{cohort_id}/{table}.{kind}"] = b"published"
-    lived = cohort.week_start
-    while lived <= cohort.week_start + LIFE:  # the universes of the weeks it lived through
-        for kind in ("csv", "json"):
-            files[f"{universe_path(lived.date())}.{kind}"] = b"published"
-        lived += WEEK
-    publisher.publish(files)

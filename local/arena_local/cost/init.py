@@ -1,6 +1,8 @@
 """What a cold start costs each function: Lambda bills the INIT phase (loading the runtime and
 importing the handler's module) as compute. Each handler module is imported in a fresh process,
-as a new execution environment would, and timed; the runtime's own start is an assumption
+as a new execution environment would, and its CPU time taken (the process's, not the wall
+clock's: on a shared machine the wall clock counts the other processes' turns too, and it made
+INIT seven times what the imports cost); the runtime's own start is an assumption
 (``runtime_init_seconds``)."""
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ HANDLER_MODULES = {
     "Snapshot": "functions.snapshot.handler",
     "Resolve": "functions.resolve.handler",
 }
-PROBE = "import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+PROBE = "import time; t = time.process_time(); import {module}; print(time.process_time() - t)"
 
 
 def import_seconds(module: str) -> float:
-    """Seconds to import ``module`` in a fresh interpreter (compiled files already cached)."""
+    """CPU seconds to import ``module`` in a fresh interpreter (compiled files cached)."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE.format(module=module)],
         capture_output=True,

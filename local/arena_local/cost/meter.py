@@ -8,8 +8,9 @@ item written (twice in a transaction, once more per index the item is in), a rea
 index is always), twice in a transaction. Item sizes are
 DynamoDB's own measure (``limits.item_size``). Publishing the site is metered on its own, per
 scope (``PublishBoard``, ``PublishLive``, ``PublishFull``, ``PublishDaily``, ``PublishWeekly``),
-its site reads and uploads counted by ``site_meter.MeteredPublisher``; the leaderboard's
-statistics are timed apart (their time grows with the history's forecasts).
+its site reads and uploads counted by ``site_meter.MeteredPublisher``, which also tells where a
+publication starts and ends (its lease taken and released); the scope it published comes with
+the function's result.
 
 A function's seconds are its thread's CPU time less what the embedded AWS spent answering it
 (moto's ``BotocoreStubber``, in the same thread): that work is DynamoDB's and S3's, which a
@@ -32,12 +33,11 @@ from botocore.client import BaseClient
 from botocore.exceptions import ClientError
 from moto.core.botocore_stubber import BotocoreStubber
 
-from arena_core import entrypoints
 from arena_core.adapters.dynamodb.limits import item_size
 from arena_core.adapters.dynamodb.schema import GSI1PK, GSI2PK
 from arena_core.observability import logger
 from arena_core.services.publish_site import SCOPES
-from arena_local.cost.probes import counting_http, counting_metrics, timing_statistics
+from arena_local.cost.probes import counting_http, counting_metrics
 
 Handler = Callable[..., Any]
 # Each publication scope on its own: a tick's leaderboard, the refresh window's live figures, the
@@ -57,7 +57,6 @@ class Usage:
     site_uploads: int = 0  # site objects written by publishing (the manifest included)
     site_reads: int = 0  # site objects read back (the manifest, carried files)
     site_upload_bytes: int = 0  # what the uploads weigh: noncurrent versions once replaced
-    statistics_seconds: float = 0.0  # the leaderboards' statistics (grow with the history)
     log_bytes: int = 0
     prompts: int = 0  # decision prompts stored (one per model consultation)
     prompt_bytes: int = 0
@@ -75,7 +74,6 @@ class Usage:
         self.site_uploads += other.site_uploads
         self.site_reads += other.site_reads
         self.site_upload_bytes += other.site_upload_bytes
-        self.statistics_seconds += other.statistics_seconds
         self.log_bytes += other.log_bytes
         self.prompts += other.prompts
         self.prompt_bytes += other.prompt_bytes
@@ -93,7 +91,6 @@ class Usage:
             site_uploads=self.site_uploads - other.site_uploads,
             site_reads=self.site_reads - other.site_reads,
             site_upload_bytes=self.site_upload_bytes - other.site_upload_bytes,
-            statistics_seconds=self.statistics_seconds - other.statistics_seconds,
             log_bytes=self.log_bytes - other.log_bytes,
             prompts=self.prompts - other.prompts,
             prompt_bytes=self.prompt_bytes - other.prompt_bytes,
@@ -150,6 +147,9 @@ class Meter:
         self.usage: dict[str, Usage] = {}
         self._stack: list[str] = ["Setup"]
         self._nested: list[float] = []  # seconds of the calls nested in each running one
+        self._started: list[float] = []
+        self._attached = False  # counting (``attached``): publications outside are not metered
+        self._publishing: list[bool] = []  # each publication under way: whether it is metered
 
     def of(self, function: str) -> Usage:
         return self.usage.setdefault(function, Usage())
@@ -179,40 +179,58 @@ class Meter:
                 usage.prompts += 1
                 usage.prompt_bytes += size
 
+    def enter(self, function: str) -> None:
+        """Count what runs from now under ``function`` (until ``leave``)."""
+        self.of(function).invocations += 1
+        self._stack.append(function)
+        self._nested.append(0.0)
+        self._started.append(time.thread_time())
+
+    def leave(self) -> None:
+        """Close what ``enter`` opened: its own CPU seconds (the running thread's: what other
+        work on the machine does not inflate; a nested publication's are its own, not counted
+        twice)."""
+        elapsed = time.thread_time() - self._started.pop()
+        self.current().seconds += elapsed - self._nested.pop()
+        self._stack.pop()
+        if self._nested:
+            self._nested[-1] += elapsed
+
+    def publication_started(self) -> None:
+        """A publication took the lease: metered under ``PENDING`` while the meter is
+        attached (the warm-up's are not)."""
+        self._publishing.append(self._attached)
+        if self._attached:
+            self.enter(PENDING)
+
+    def publication_ended(self) -> None:
+        if self._publishing.pop():
+            self.leave()
+
     def wrap(self, function: str, handler: Handler) -> Handler:
-        """Meter ``handler`` under ``function``: its calls, and its own CPU seconds (the
-        running thread's: what other work on the machine does not inflate; a nested
-        publication's are its own, not counted twice)."""
+        """Meter ``handler`` under ``function``: its calls and its own CPU seconds, and the
+        publications it made under the scope its result names."""
 
         def metered(*args: Any, **kwargs: Any) -> Any:
-            usage = self.of(function)
-            usage.invocations += 1
-            self._stack.append(function)
-            self._nested.append(0.0)
-            started = time.thread_time()
+            self.enter(function)
             try:
-                return handler(*args, **kwargs)
+                result = handler(*args, **kwargs)
             finally:
-                elapsed = time.thread_time() - started
-                usage.seconds += elapsed - self._nested.pop()
-                self._stack.pop()
-                if self._nested:
-                    self._nested[-1] += elapsed
-
-        return metered
-
-    def wrap_publish(self, publish: Handler) -> Handler:
-        """The site's publication, metered under the scope it rendered (a tick on a site
-        without a home page renders everything: counted as the full publication it was)."""
-        pending = self.wrap(PENDING, publish)
-
-        def metered(container: Any, scope: Any = None, **kwargs: Any) -> Any:
-            result = pending(container, scope, **kwargs)
-            done = self.usage.pop(PENDING)
-            self.of(PUBLICATIONS[str(getattr(result, "scope", "weekly"))]).add(done)
+                self.leave()
+            self._publications(function, result)
             return result
 
         return metered
+
+    def _publications(self, function: str, result: Any) -> None:
+        """A publication the function made (metered under ``PENDING`` while it ran) under the
+        scope it published, which its result names; one that published nothing stays the
+        function's."""
+        done = self.usage.pop(PENDING, None)
+        if done is None:
+            return
+        scope = _site_scope(result)
+        self.of(PUBLICATIONS.get(scope or "", function)).add(done)
 
     @contextmanager
     def attached(self, handlers: list[dict[str, Handler]]) -> Iterator[None]:
@@ -251,18 +269,12 @@ class Meter:
         for table in handlers:
             for name, handler in table.items():
                 table[name] = self.wrap(name.removeprefix("Functions"), handler)
-        original_publish = entrypoints.publish_site
-        entrypoints.publish_site = self.wrap_publish(original_publish)
+        self._attached = True
         try:
-            with (
-                self._logs(),
-                counting_metrics(self),
-                timing_statistics(self),
-                counting_http(self),
-            ):
+            with self._logs(), counting_metrics(self), counting_http(self):
                 yield
         finally:
-            entrypoints.publish_site = original_publish
+            self._attached = False
             for table, old in zip(handlers, saved, strict=True):
                 table.update(old)
             setattr(BaseClient, "_make_api_call", original_call)  # noqa: B010
@@ -285,3 +297,14 @@ class Meter:
         finally:
             for handler, stream in zip(handlers, old, strict=True):
                 handler.setStream(stream)
+
+
+def _site_scope(result: Any) -> str | None:
+    """The scope a function's result says it published (a snapshot's, or a run's Finalize's
+    snapshot's)."""
+    if not isinstance(result, Mapping):
+        return None
+    scope = result.get("site_scope")
+    if scope is None and isinstance(result.get("snapshot"), Mapping):
+        scope = result["snapshot"].get("site_scope")
+    return scope if isinstance(scope, str) else None

@@ -3,7 +3,7 @@ metered sample says each occurrence costs.
 
 Invocations per month come from the template's schedules; publications per month by scope from
 the snapshot schedule and the deployment's refresh window, through the very function that picks
-a tick's scope (``entrypoints.tick_scope``); a run's Decide invocations, and each function's and
+a tick's scope (``publication/plan.py``); a run's Decide invocations, and each function's and
 publication's requests, units, bytes and seconds per occurrence, from the metered sample
 (``steady.py``: the steady state itself, so nothing is scaled by a number of cohorts). A
 schedule change therefore moves exactly the lines it drives.
@@ -20,10 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from arena_core.bootstrap import Container
-from arena_core.entrypoints import tick_scope
-from arena_core.ports.clock import FixedClock
-from arena_core.settings import ArenaSettings
+from arena_core.publication.plan import Cadence, completed, plan_tick
 from arena_local.cost.meter import PUBLICATIONS, Usage
 
 PRICES = Path(__file__).with_name("prices-us-east-1.json")
@@ -43,10 +40,20 @@ class Line:
     unit: str
     price: float  # per unit
     pool: str | None = None  # the always-free allowance (prices.json free_tier) it draws on
+    high: float | None = None  # a range's upper quantity (CPU seconds on Graviton); None: exact
 
     @property
     def dollars(self) -> float:
         return self.quantity * self.price
+
+    @property
+    def top(self) -> float:
+        """The quantity at the top of its range."""
+        return self.quantity if self.high is None else self.high
+
+    @property
+    def dollars_high(self) -> float:
+        return self.top * self.price
 
 
 def load_prices(path: Path = PRICES) -> dict[str, Any]:
@@ -102,13 +109,17 @@ def refresh_minutes(template: dict[str, Any]) -> int:
 
 
 def scopes_per_week(refresh: int, period: timedelta) -> Counter[str]:
-    """What a week of snapshot ticks publishes, by scope, as the deployed ticks choose."""
-    settings = ArenaSettings(table_name="t", audit_bucket="b", site_refresh_minutes=refresh)
+    """What a week of snapshot ticks publishes, by scope, as the deployed ticks plan it (each
+    publication completing)."""
+    cadence = Cadence(board=10, live=refresh)
     found: Counter[str] = Counter()
+    done: dict[str, datetime] = {}
     for i in range(int(timedelta(weeks=1) / period)):
-        scope = tick_scope(Container(settings, clock=FixedClock(SUNDAY + i * period)))
-        if scope is not None:
-            found[scope.name] += 1
+        now = SUNDAY + i * period
+        plan = plan_tick(now, cadence, done)
+        if plan is not None:
+            found[plan.scope.name] += 1
+            done |= completed(plan.scope, now)
     return found
 
 

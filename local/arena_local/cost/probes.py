@@ -2,26 +2,30 @@
 as long as the meter is attached, and counts under the function running (``Meter.current``).
 
 - custom CloudWatch metrics the handlers emit (Powertools ``Metrics.add_metric``);
-- the leaderboards' statistics (``site.boards.build``), timed (their time grows with the
-  history's forecasts);
 - requests to the upstream APIs (Polymarket, the model's server) over httpx: a deployed
   function waits for each over the internet, which an in-process run does not.
 """
 
 from __future__ import annotations
 
-import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import httpx
 from aws_lambda_powertools import Metrics
 
-from arena_core.site import collect
 
-if TYPE_CHECKING:
-    from arena_local.cost.meter import Meter
+class Counts(Protocol):
+    metrics: Counter[str]
+    requests: Counter[str]
+
+
+class Meter(Protocol):
+    """What a probe counts under: the usage of the function running now."""
+
+    def current(self) -> Counts: ...
 
 
 @contextmanager
@@ -37,24 +41,6 @@ def counting_metrics(meter: Meter) -> Iterator[None]:
         yield
     finally:
         setattr(Metrics, "add_metric", original)  # noqa: B010
-
-
-@contextmanager
-def timing_statistics(meter: Meter) -> Iterator[None]:
-    original = getattr(collect, "build")  # noqa: B009 - patched while metering
-
-    def build(*args: Any, **kwargs: Any) -> Any:
-        started = time.thread_time()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            meter.current().statistics_seconds += time.thread_time() - started
-
-    setattr(collect, "build", build)  # noqa: B010
-    try:
-        yield
-    finally:
-        setattr(collect, "build", original)  # noqa: B010
 
 
 @contextmanager

@@ -1,9 +1,9 @@
 """What the meter cannot see in boto3 calls: the site's requests and the table's shape.
 
 The demo publishes to a local folder, not to S3, so the site's requests are counted at the
-publisher port (``MeteredPublisher``): each object uploaded (the manifest's parts included) is
-a PUT, each object read back (the manifest's parts, the carried inputs, the tables carried over)
-a GET, and the bytes uploaded are what becomes noncurrent versions once replaced.
+bucket (``MeteredBucket``): each object uploaded (the root and the manifest's parts included) is
+a PUT, each object read (the root, the manifest's parts, the publication's state) a GET, and the
+bytes uploaded are what becomes noncurrent versions once replaced.
 ``table_stats`` measures the table as DynamoDB bills its storage: each item's size plus 100
 bytes of overhead, and once more in each global secondary index the item is in (both project
 every attribute).
@@ -11,48 +11,111 @@ every attribute).
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from arena_core.adapters.dynamodb.limits import item_size
 from arena_core.adapters.dynamodb.schema import GSI1PK, GSI2PK
-from arena_core.ports.manifest import ManifestPublisher
-from arena_core.ports.publisher import PublishReport
+from arena_core.adapters.manifest import Bucket, ManifestPublisher
+from arena_core.ports.publisher import (
+    LazyFile,
+    Opened,
+    PublishReport,
+    PublishSession,
+    SitePublisher,
+)
 from arena_local.cost.meter import Meter
 
 ITEM_OVERHEAD = 100  # bytes DynamoDB bills per item (and per item in each index)
 
 
-class MeteredPublisher(ManifestPublisher):
-    """A publisher counting its requests and bytes under the function publishing: each
-    object it reads (a part of the manifest included) and each it writes, as S3 bills them."""
+class MeteredBucket(Bucket):
+    """A bucket counting its requests and bytes under the function publishing: each object read
+    (the root and the manifest's parts included), each written and each listing, as S3 bills
+    them."""
 
-    def __init__(self, inner: ManifestPublisher, meter: Meter) -> None:
+    def __init__(self, inner: Bucket, meter: Meter) -> None:
         self._inner = inner
         self._meter = meter
-        self._lock = threading.Lock()
 
-    def publish(
-        self, files: Mapping[str, bytes], known: Mapping[str, str] | None = None
-    ) -> PublishReport:
-        with self._lock:  # one publication at a time, as the folder publisher it wraps
-            return super().publish(files, known)
+    @property
+    def identity(self) -> str:
+        return self._inner.identity
 
-    def check(self, path: str) -> None:
-        self._inner.check(path)
+    def get(self, key: str) -> tuple[bytes, str] | None:
+        self._meter.current().site_reads += 1
+        return self._inner.get(key)
 
-    def put(self, path: str, body: bytes) -> None:
+    def put(self, key: str, body: bytes, *, match: str | None = None, absent: bool = False) -> str:
         usage = self._meter.current()
         usage.site_uploads += 1
         usage.site_upload_bytes += len(body)
-        self._inner.put(path, body)
+        return self._inner.put(key, body, match=match, absent=absent)
 
-    def read(self, path: str) -> bytes | None:
-        self._meter.current().site_reads += 1
-        return self._inner.read(path)
+    def listing(self) -> dict[str, str]:
+        self._meter.current().site_reads += 1  # a LIST is billed as a PUT-class request; rare
+        return self._inner.listing()
+
+
+class MeteredPublisher(SitePublisher):
+    """A publisher over a metered bucket that meters each publication on its own (from its
+    lease taken to its lease released), under ``PENDING`` until its function's result names
+    the scope it published (``Meter.wrap``)."""
+
+    def __init__(self, inner: ManifestPublisher, meter: Meter) -> None:
+        self._inner = ManifestPublisher(MeteredBucket(inner.bucket, meter))
+        self._meter = meter
+
+    @property
+    def identity(self) -> str:
+        return self._inner.identity
+
+    def open(self, owner: str, now: datetime, lease: timedelta) -> PublishSession:
+        self._meter.publication_started()
+        try:
+            return _Metered(self._inner.open(owner, now, lease), self._meter)
+        except BaseException:
+            self._meter.publication_ended()
+            raise
+
+    def get(self, path: str) -> bytes | None:
+        return self._inner.get(path)
+
+
+class _Metered(PublishSession):
+    """A session whose end (committed or released) closes its publication's metering."""
+
+    def __init__(self, inner: PublishSession, meter: Meter) -> None:
+        self._inner = inner
+        self._meter = meter
+
+    @property
+    def opened(self) -> Opened:
+        return self._inner.opened
+
+    def read(self, key: str) -> bytes | None:
+        return self._inner.read(key)
+
+    def known(self, path: str) -> str | None:
+        return self._inner.known(path)
+
+    def publish(self, files: Iterable[LazyFile], *, repair: bool = False) -> PublishReport:
+        return self._inner.publish(files, repair=repair)
+
+    def commit(self, state: bytes) -> None:
+        try:
+            self._inner.commit(state)
+        finally:
+            self._meter.publication_ended()
+
+    def release(self) -> None:
+        try:
+            self._inner.release()
+        finally:
+            self._meter.publication_ended()
 
 
 @dataclass

@@ -35,13 +35,13 @@ from typing import Any
 
 from arena_core import bootstrap
 from arena_core.adapters.dynamodb import dynamo_stores
+from arena_core.adapters.manifest import ManifestPublisher
 from arena_core.analysis import tdist, validity
 from arena_core.domain.cohort import cohort_id_for
 from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.observability import logger
-from arena_core.ports.manifest import ManifestPublisher
 from arena_core.ports.stores import Stores
-from arena_core.site.render import environment
+from arena_core.site.environment import environment
 from arena_local.cost.history import seed_history
 from arena_local.cost.init import init_seconds
 from arena_local.cost.meter import Meter, Usage
@@ -169,7 +169,6 @@ class SteadyRun(DemoRun):
         container.__dict__.pop("publisher", None)
         seed_history(
             container.stores,
-            publisher,
             self.options.lineup,
             first_live=self.options.start,
             weeks=self.steady.history_weeks,

@@ -1,13 +1,12 @@
 """What the cost lines are computed from beyond occurrences: the table's size after a year
 (grown as the sample grew it), the alarms as CloudWatch bills them, the total once the
-always-free allowances are used, and the LLM spend per week."""
+always-free allowances are used (the LLM spend per week: ``llm.py``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from arena_local.cost.meter import Usage
 from arena_local.cost.model import Line, resources
 from arena_local.cost.steady import Measured
 
@@ -75,21 +74,3 @@ def after_free_tier(lines: Sequence[Line], prices: dict[str, Any]) -> float:
             left -= used
             total += (line.quantity - used) * line.price
     return total
-
-
-def llm_per_week(
-    measured: Measured, prices: dict[str, Any], models: Sequence[str]
-) -> list[tuple[str, float]]:
-    """Dollars per week per model: prompt tokens from the prompts the decide path stored,
-    completion tokens assumed; each model decides once a week in each live cohort."""
-    decide = measured.usage.get("Decide", Usage())
-    prompt_bytes = decide.prompt_bytes / max(decide.prompts, 1)
-    assumed = prices["assumptions"]
-    tokens_in = prompt_bytes / assumed["bytes_per_token"]
-    tokens_out = assumed["completion_tokens_per_reply"]
-    cohorts = measured.steady.live_cohorts
-    found = []
-    for model in models:
-        price_in, price_out = prices["llm"].get(model, (0.0, 0.0))
-        found.append((model, cohorts * (tokens_in * price_in + tokens_out * price_out) / 1e6))
-    return found

@@ -17,9 +17,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from arena_core.dataset.exports import cell
 from arena_core.domain.decisions import DecisionRecord
 from arena_core.ports.stores import Stores
-from arena_core.site.exports import cell
 
 DECISION_OUTCOME_FIELDS = (
     "action",

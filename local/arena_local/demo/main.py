@@ -17,7 +17,12 @@ from typing import TextIO
 
 import httpx
 
-from arena_core.adapters.site_publishers import INDEX, LEGACY_MANIFEST, MANIFEST, state_folder
+from arena_core.adapters.site_publishers import (
+    EARLIER_ROOTS,
+    LEGACY_MANIFEST,
+    ROOT,
+    state_folder,
+)
 from arena_core.domain.cohort import date_in_calendar
 from arena_core.domain.lineup import BASELINES, AgentKind, AgentSpec, default_lineup
 from arena_core.domain.panel import Methodology
@@ -134,7 +139,7 @@ def prepare_out(out: Path) -> None:
 def _clear_previous_site(out: Path) -> None:
     state = state_folder(out)
     ours = (
-        any((state / key.removeprefix(INTERNAL)).exists() for key in (INDEX, MANIFEST))
+        any((state / key.removeprefix(INTERNAL)).exists() for key in (ROOT, *EARLIER_ROOTS))
         or (out / LEGACY_MANIFEST).exists()
     )
     for folder in (out, state):

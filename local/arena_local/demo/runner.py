@@ -50,6 +50,7 @@ from arena_core.observability import logger
 from arena_core.ports.clock import FixedClock
 from arena_core.ports.llm import LLMClient
 from arena_core.ports.stores import Stores
+from arena_core.publication.plan import WEEKLY
 from arena_core.settings import ArenaSettings
 from arena_local.cost.site_meter import table_bytes
 from arena_local.demo.errors import DemoError
@@ -59,6 +60,7 @@ from arena_local.demo.markets import MarketChoice
 from arena_local.demo.schedule import Schedule, firings, schedules_from
 from arena_local.memory import FolderCommitmentStore
 from arena_local.moto_shims import AtomicClient, lean_dynamodb
+from arena_local.publications import last_publications
 from arena_local.replay import GammaReplay
 from arena_local.simulation import PriceSimulation
 from arena_local.standins import StandInModels, StandInServer, foresight_from
@@ -236,10 +238,13 @@ class DemoRun:
 
     def _finish(self, stores: Stores, report: RunReport) -> None:
         """The closing publication, and what the run reports."""
-        entrypoints.publish_site(bootstrap.container())
+        entrypoints.publish_site(bootstrap.container(), WEEKLY)
         report.ledger = export_ledger(stores)
         site = str(self.options.site_dir.resolve())
-        report.status = collect(stores, self.clock.now(), self.executions, 0, site)
+        published = last_publications(LocalFolderPublisher(self.options.site_dir))
+        report.status = collect(
+            stores, self.clock.now(), self.executions, 0, site, publications=published
+        )
         report.table_bytes = dict(table_bytes(*self._table))
 
     def _moto_config(self) -> dict[str, Any]:

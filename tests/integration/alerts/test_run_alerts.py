@@ -5,7 +5,7 @@ an e-mail subscriber would get), and Finalize wired through the container."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import boto3
 import pytest
@@ -15,11 +15,19 @@ from arena_core.adapters.sns_alerts import SnsAlerts
 from arena_core.bootstrap import Container, Injected
 from arena_core.domain.decision_status import DecisionStatus
 from arena_core.errors import AlertError
-from arena_core.services.run_alerts import alert_failed_agents, failed_agents
+from arena_core.ports.clock import FixedClock
+from arena_core.publication.explain import SiteReport
+from arena_core.services.run_alerts import (
+    alert_failed_agents,
+    alert_stalled_resolution,
+    failed_agents,
+)
 from arena_core.settings import ArenaSettings
 from arena_core.workflow import DecideOutput, FailureRecord, FinalizeInput
+from arena_local.memory import memory_stores
 from tests.support.alerts import RecordingAlerts
 from tests.support.aws import embedded_aws
+from tests.support.markets import StaticMarketSource
 
 RUN_AT = datetime(2026, 3, 1, 0, 5, tzinfo=UTC)
 
@@ -64,10 +72,11 @@ def test_one_message_names_every_agent_that_ended_without_a_decision() -> None:
         lines[0]
         == "Decision run run-1 of 2026-03-01 00:05 UTC: 3 agent(s) ended without a decision."
     )
-    assert lines[1] == "- c2026-03-01.claude: failed (UpstreamCreditsError: 402)"
-    assert lines[2] == "- c2026-03-01.grok-4: retryable_failure (all trades failed)"
-    assert lines[3].startswith("- c2026-03-01.kimi-k2: failed (AttemptsExhaustedError: 3 attempts")
-    assert "never answered" in lines[3]  # the cause on one line
+    assert lines[1].startswith("By outcome: ")  # the summary (one of each here)
+    assert lines[2] == "- c2026-03-01.claude: failed (UpstreamCreditsError: 402)"
+    assert lines[3] == "- c2026-03-01.grok-4: retryable_failure (all trades failed)"
+    assert lines[4].startswith("- c2026-03-01.kimi-k2: failed (AttemptsExhaustedError: 3 attempts")
+    assert "never answered" in lines[4]  # the cause on one line
 
 
 def test_a_run_where_every_agent_decided_sends_nothing() -> None:
@@ -148,3 +157,93 @@ def _snapshot_result() -> entrypoints.SnapshotResult:
         taken_at=RUN_AT, agents=0, positions=0, markets=0, requests=0, failed_market_ids=(),
         stale_positions=0, seconds=0.0, site_files=0, site_uploaded=0,
     )  # fmt: skip
+
+
+def _subscribed_queue(sns: object, sqs: object) -> tuple[str, str]:
+    topic = sns.create_topic(Name="alarms")["TopicArn"]  # type: ignore[attr-defined]
+    queue = sqs.create_queue(QueueName="operator")["QueueUrl"]  # type: ignore[attr-defined]
+    arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])  # type: ignore[attr-defined]
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn["Attributes"]["QueueArn"])  # type: ignore[attr-defined]
+    return topic, queue
+
+
+def test_a_thousand_failing_agents_with_emoji_and_half_an_emoji_make_one_bounded_alert() -> None:
+    """700 causes of emoji and one lone surrogate (half an emoji): the message was refused by
+    SNS (over 256 KB) or could not be encoded (UnicodeEncodeError), on every Finalize retry."""
+    results: list[DecideOutput | FailureRecord] = []
+    for i in range(1_000):
+        emoji = i < 700
+        cause = ("\ud83d" if i == 3 else "") + ("\N{FIRE}" * 200 if emoji else "timeout " * 40)
+        error = "ProviderMeltdownError" if emoji else "UpstreamTimeoutError"
+        results.append(FailureRecord(agent_id=f"c2026-03-01.f{i:04d}", error=error, cause=cause))
+    with embedded_aws():
+        sns, sqs = boto3.client("sns"), boto3.client("sqs")
+        topic, queue = _subscribed_queue(sns, sqs)
+        named = alert_failed_agents(SnsAlerts(sns, topic), results, run_id="run-5", run_at=RUN_AT)
+        (received,) = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
+    assert len(named) == 1_000  # every agent still reported to Finalize's result
+    message = json.loads(received["Body"])["Message"]
+    assert len(message.encode()) <= 32_000
+    lines = message.splitlines()
+    assert lines[0].endswith("1000 agent(s) ended without a decision.")
+    assert lines[1] == (
+        "By outcome: failed (ProviderMeltdownError) 700, failed (UpstreamTimeoutError) 300"
+    )
+    assert any(line.startswith("... and ") and "more agent(s)" in line for line in lines)
+    assert "\ufffd" in message  # the half emoji, replaced
+
+
+def test_the_adapter_bounds_what_sns_would_refuse() -> None:
+    with embedded_aws():
+        sns, sqs = boto3.client("sns"), boto3.client("sqs")
+        topic, queue = _subscribed_queue(sns, sqs)
+        SnsAlerts(sns, topic).send("run \ud83d\nfailed", "\N{FIRE}" * 100_000 + "\udc00")
+        (received,) = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
+    body = json.loads(received["Body"])
+    assert body["Subject"] == "run \ufffd failed"
+    assert len(body["Message"].encode()) <= 250_000
+    assert body["Message"].endswith("(cut: the message was too long for SNS)")
+
+
+def test_a_stopped_resolution_is_alerted_every_hour_from_the_snapshot_pass() -> None:
+    """Without resolutions no cohort ever completes, and nobody was told. The first snapshot
+    pass of each hour reads when the last resolution ran (no alarm, no custom metric)."""
+    alerts = RecordingAlerts()
+    stores = memory_stores()
+    container = Container(
+        ArenaSettings(table_name="t", audit_bucket="a"),
+        injected=Injected(stores=stores, alerts=alerts),
+    )
+    hour = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
+    stores.views.record_job_run("resolve", hour - timedelta(hours=2))
+    entrypoints.watch_resolution(container, hour)  # two hours: not yet
+    stores.views.record_job_run("resolve", hour - timedelta(hours=4))  # older: not moved back
+    assert alerts.sent == []
+    entrypoints.watch_resolution(container, hour + timedelta(hours=1, minutes=10))  # not :00
+    assert alerts.sent == []
+    entrypoints.watch_resolution(container, hour + timedelta(hours=2))  # 4 hours since
+    ((subject, message),) = alerts.sent
+    assert subject == "Forecaster Arena: no resolution pass for 4 hours"
+    assert "Check the Resolve schedule" in message
+    assert alert_stalled_resolution(alerts, None, hour) is False  # never ran: not judged
+
+
+def test_the_snapshot_tick_watches_the_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    watched: list[datetime] = []
+    monkeypatch.setattr(entrypoints, "watch_resolution", lambda c, now: watched.append(now))
+    stores = memory_stores()
+    clock = FixedClock(datetime(2026, 3, 4, 12, 0, tzinfo=UTC))
+    container = Container(
+        ArenaSettings(table_name="t", audit_bucket="a"),
+        clock=clock,
+        injected=Injected(stores=stores, market_source=StaticMarketSource([])),
+    )
+    published: list[object] = []
+
+    def nothing_due(c: Container, scope: object = None, **kwargs: object) -> SiteReport:
+        published.append(scope)
+        return SiteReport.idle(clock.now())
+
+    monkeypatch.setattr(entrypoints, "publish_site", nothing_due)
+    entrypoints.snapshot_and_publish(container)
+    assert watched == [clock.now()] and published == [None]  # then the tick's publication

@@ -7,9 +7,17 @@ from typing import Any
 
 import pytest
 
+from arena_core.agents.budget import BudgetedAgent
 from arena_core.domain.decisions import DecisionStatus
 from arena_core.domain.valuation import reconcile
-from arena_core.errors import RetryableUpstreamError, UpstreamAuthError, UpstreamCreditsError
+from arena_core.errors import (
+    LLMBudgetExceededError,
+    RetryableUpstreamError,
+    UpstreamAuthError,
+    UpstreamCreditsError,
+)
+from arena_core.workflow import retryable_errors
+from arena_local.memory.spend import MemorySpendStore
 from tests.integration.decide.conftest import World, make_world
 from tests.support.agents import ScriptedAgent
 from tests.support.builders import RUN_AT
@@ -273,3 +281,20 @@ def test_a_settlement_during_the_model_call_is_absorbed_not_lost(world: World) -
         agent.cash, world.stores.ledger.trades(agent_id), world.stores.ledger.settlements(agent_id)
     )
     assert agent.cash == Decimal("10000") - 750 + 1000 - 1000 - 700  # NO won: 1000 shares at $1
+
+
+def test_an_agent_over_the_weekly_llm_budget_is_recorded_as_such_and_trades_nothing(
+    world: World,
+) -> None:
+    """The week's spend has reached the budget: the model is not asked; the decision records
+    the attempt as over budget (a fatal error: the run's Retry does not take it again)."""
+    spend = MemorySpendStore()
+    spend.add(RUN_AT.date(), Decimal("25.00"))
+    model = ScriptedAgent(BET)
+    with pytest.raises(LLMBudgetExceededError):
+        world.service().decide(world.request(), BudgetedAgent(model, spend, Decimal("25")))
+    (record,) = world.stores.decisions.decisions(world.agents[0].agent_id)
+    assert "LLMBudgetExceededError" in (record.error or "")
+    assert "weekly LLM budget of $25 is spent" in (record.error or "")
+    assert world.stores.ledger.trades(world.agents[0].agent_id) == []
+    assert "LLMBudgetExceededError" not in retryable_errors()

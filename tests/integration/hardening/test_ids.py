@@ -25,6 +25,7 @@ from arena_core.protocol.prompt import build_prompt
 from arena_core.services.lineup import LineupService
 from arena_core.services.open_cohort import OpenCohortService
 from arena_local.memory import memory_stores
+from tests.support.buckets import publish
 
 DIGEST = "0" * 64
 
@@ -74,16 +75,18 @@ def test_the_folder_publisher_never_leaves_its_folder(tmp_path: Path, key: str) 
     key = str(tmp_path / "outside.html") if key == "ABSOLUTE" else key
     publisher = LocalFolderPublisher(root)
     with pytest.raises(ArenaError):
-        publisher.publish({"index.html": b"ok", key: b"escaped"})
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
-    assert list(root.iterdir()) == []  # refused before anything was written
+        publish(publisher, {"index.html": b"ok", key: b"escaped"})
+    # Nothing outside the site and its bookkeeping beside it, which holds the lease alone
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site", "site.state"]
+    assert [p.name for p in (tmp_path / "site.state").iterdir()] == ["publication"]
+    assert list(root.iterdir()) == []  # refused before a file was written
 
 
 def test_the_folder_publisher_reads_inside_its_folder_only(tmp_path: Path) -> None:
     (tmp_path / "secret.txt").write_text("secret")
     root = tmp_path / "site"
     root.mkdir()
-    assert LocalFolderPublisher(root).read("../secret.txt") is None
+    assert LocalFolderPublisher(root).get("../secret.txt") is None
 
 
 def test_no_cohort_of_zero_agents_opens() -> None:

@@ -3,20 +3,26 @@ the log only changes by a conditional replace, audit records are retained when w
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import boto3
+import botocore.session
 import pytest
 from botocore.exceptions import ClientError
+from botocore.loaders import Loader
 
 from arena_core.adapters.object_lock import ObjectLock, object_lock
 from arena_core.adapters.s3_blobs import S3BlobStore
 from arena_core.adapters.s3_commitments import IMMUTABLE, S3CommitmentStore
+from arena_core.bootstrap import Container
 from arena_core.constants import ObjectLockMode
-from arena_core.errors import ConflictError, PersistenceError
+from arena_core.errors import ConfigurationError, ConflictError, PersistenceError
 from arena_core.ports.clock import FixedClock
+from arena_core.settings import ArenaSettings
 from tests.support.aws import embedded_aws
 
 NOW = datetime(2030, 1, 1, tzinfo=UTC)  # the lock's clock: retention runs from here
@@ -107,3 +113,37 @@ def test_no_mode_or_zero_days_means_no_retention() -> None:
     assert object_lock(ObjectLockMode.GOVERNANCE, 0) is None
     found = object_lock(ObjectLockMode.GOVERNANCE, 7)
     assert found is not None and found.put_arguments()["ObjectLockMode"] == "GOVERNANCE"
+
+
+def _client_of_an_older_sdk(tmp: Path) -> Any:
+    """An S3 client on botocore's model as it was before conditional writes: PutObject
+    without IfMatch and IfNoneMatch (what an older Lambda runtime's copy knows)."""
+    session = botocore.session.get_session()
+    loader = session.get_component("data_loader")
+    version = loader.determine_latest_version("s3", "service-2")
+    model = loader.load_service_model("s3", "service-2", version)
+    for name in ("IfMatch", "IfNoneMatch"):
+        model["shapes"]["PutObjectRequest"]["members"].pop(name)
+    folder = tmp / "s3" / version
+    folder.mkdir(parents=True)
+    (folder / "service-2.json").write_text(json.dumps(model))
+    session.register_component("data_loader", Loader(extra_search_paths=[str(tmp)]))
+    return session.create_client("s3", region_name="us-east-1")
+
+
+def test_an_sdk_without_conditional_writes_is_refused_before_anything_is_written(
+    s3: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a runtime whose botocore predates S3 conditional writes, every decision failed after
+    its trades were written (the commitment's put raised): the store now refuses to start."""
+    older = _client_of_an_older_sdk(tmp_path)
+    with pytest.raises(
+        ConfigurationError, match=r"cannot send S3 conditional writes .*IfNoneMatch"
+    ):
+        S3CommitmentStore(older, "site")
+    # Through the container, as a cold start of Decide or Finalize builds it
+    monkeypatch.setattr(boto3, "client", lambda service, **_: older)
+    settings = ArenaSettings(table_name="t", audit_bucket="a", site_bucket="site")
+    with pytest.raises(ConfigurationError):
+        Container(settings).commitments  # noqa: B018 - the property builds the store
+    S3CommitmentStore(s3, "site")  # this SDK's client has them

@@ -1,6 +1,7 @@
 """Snapshots and resolution over real repositories (fake and DynamoDB) and a movable market."""
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any, cast
@@ -13,7 +14,9 @@ from arena_core.domain.market import Market, MarketStatus, ResolutionKind
 from arena_core.domain.market_record import HourlyMarks
 from arena_core.domain.portfolio import PortfolioSnapshot, SettlementKind
 from arena_core.domain.valuation import reconcile
+from arena_core.errors import MarketRefreshError
 from arena_core.ports.clock import FixedClock
+from arena_core.ports.market_store import MarketStore
 from arena_core.ports.stores import Stores
 from arena_core.services.resolution import ResolutionService, cohorts_for_decisions
 from arena_core.services.snapshot import SnapshotService
@@ -117,14 +120,80 @@ def test_an_hour_is_summarised_once_by_the_next_hours_first_pass(stores: Stores)
 
 
 def test_a_failed_price_batch_keeps_prior_valuations(stores: Stores) -> None:
-    agent_id = trade(stores, 0, [("m1", "YES", "1000")], MARKETS)
-    source = StaticMarketSource([binary("m1", "0.60")])
+    agent_id = trade(stores, 0, [("m1", "YES", "1000"), ("m2", "YES", "100")], MARKETS)
+    source = StaticMarketSource([binary("m1", "0.60"), binary("m2", "0.50")])
     SnapshotService(stores, source, FixedClock(LATER)).run()
     source.failing.add("m1")
     report = SnapshotService(stores, source, FixedClock(LATER + timedelta(minutes=10))).run()
     assert report.failed_market_ids == ("m1",)
     snap = _latest(stores, agent_id)[agent_id]
-    assert snap.positions_value == Decimal("1500.00")  # 2500 shares at the stored 0.60, not 0
+    # m1's 2500 shares at the stored 0.60, not 0; m2's 400 at its fresh 0.50
+    assert snap.positions_value == Decimal("1700.00")
+
+
+def test_a_pass_that_refreshes_no_market_fails_and_writes_nothing(stores: Stores) -> None:
+    """Every held market failed to refresh (Polymarket unreachable): the pass used to value
+    every position at its last price and look like a good one (NoSnapshot counts invocations).
+    It fails, typed, so the scheduled invocation reaches the dead-letter queue's alarm."""
+    agent_id = trade(stores, 0, [("m1", "YES", "1000")], MARKETS)
+    source = StaticMarketSource([binary("m1", "0.60")])
+    SnapshotService(stores, source, FixedClock(LATER)).run()
+    source.failing.add("m1")
+    with pytest.raises(MarketRefreshError, match="no market refreshed: 1 of 1"):
+        SnapshotService(stores, source, FixedClock(LATER + timedelta(minutes=10))).run()
+    assert _latest(stores, agent_id)[agent_id].taken_at == LATER  # nothing written
+    with pytest.raises(MarketRefreshError):
+        ResolutionService(stores, source, FixedClock(LATER + timedelta(minutes=10))).run()
+    # The pass after a decision run still marks (at the last prices): it must not fail the run
+    after_run = SnapshotService(
+        stores, source, FixedClock(LATER + timedelta(minutes=20)), require_refresh=False
+    ).run()
+    assert after_run.failed_market_ids == ("m1",)
+    assert _latest(stores, agent_id)[agent_id].taken_at == LATER + timedelta(minutes=20)
+
+
+class CountingMarkets:
+    """The stores' market role, counting the markets each pass writes."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.written: list[list[str]] = []
+
+    def save_markets(self, markets: Any) -> None:
+        self.written.append(sorted(m.market_id for m in markets))
+        self.inner.save_markets(markets)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_market_is_written_when_what_it_shows_changes_never_for_volume_alone(
+    stores: Stores,
+) -> None:
+    """On live markets volume moves with every trade: a write per held market and pass (two
+    write units with its index copy) was most of the passes' writes."""
+    trade(stores, 0, [("m1", "YES", "1000")], MARKETS)
+    counting = CountingMarkets(stores.markets)
+    writes = replace(stores, markets=cast(MarketStore, counting))
+    source = StaticMarketSource([binary("m1", "0.60")])
+    moments = iter(LATER + timedelta(minutes=10 * i) for i in range(10))
+
+    def tick(update: dict[str, Any]) -> None:
+        source.set(source.markets["m1"].model_copy(update=update))
+        SnapshotService(writes, source, FixedClock(next(moments))).run()
+
+    tick({})
+    tick({"volume": Decimal("1000.5")})  # volume alone
+    tick({"volume": Decimal("2000.25")})
+    yes, no = source.markets["m1"].outcomes
+    below = yes.model_copy(update={"price": Decimal("0.60004")})  # shown as 0.6000 too
+    tick({"outcomes": (below, no)})
+    shown = yes.model_copy(update={"price": Decimal("0.6001")})
+    tick({"outcomes": (shown, no)})
+    tick({"status": MarketStatus.CLOSED})
+    assert counting.written == [["m1"], [], [], [], ["m1"], ["m1"]]
+    stored = stores.markets.get_markets(["m1"])["m1"]
+    assert stored.status is MarketStatus.CLOSED and stored.outcomes[0].price == Decimal("0.6001")
 
 
 def test_closed_market_without_price_keeps_valuation(stores: Stores) -> None:

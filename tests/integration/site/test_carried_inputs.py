@@ -1,6 +1,6 @@
-"""The leaderboard's inputs carried from one publication to the next (``site/carried.py``): a
-tick reads what changed since the last publication, and publishes the same pages as a
-publication that read everything."""
+"""The leaderboard's inputs carried from one publication to the next (``publication/carried.py``,
+``publication/state.py``): a tick reads what changed since the last publication, and publishes
+the same pages as a publication that read everything."""
 
 from __future__ import annotations
 
@@ -9,26 +9,26 @@ import json
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
+from arena_core.adapters.manifest import ROOT
 from arena_core.adapters.site_publishers import LocalFolderPublisher, state_folder
+from arena_core.dataset import rows as inputs
+from arena_core.dataset.tables import GLOBAL_TABLES
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.market import MarketStatus, ResolutionKind
 from arena_core.ports.publisher import INTERNAL
 from arena_core.ports.stores import ViewStore
-from arena_core.services.publish_site import BOARD, COSTS_PATH, DAILY, PublishSiteService
+from arena_core.publication.carried import HISTORY, History
+from arena_core.publication.state import State, object_key
+from arena_core.services.publish_site import BOARD, DAILY, FULL, PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
-from arena_core.site import inputs
-from arena_core.site.carried import CARRIED, HISTORY, KEPT, Carried, History
-from arena_core.site.collect import SiteCollector
-from arena_core.site.costs import FamilyCosts
-from arena_core.site.tables import GLOBAL_TABLES
 from tests.support.builders import WEEK0, resolved
+from tests.support.memo import folder_state
 from tests.support.scenario import Scenario, build, run_week, universe
 
 
@@ -63,13 +63,15 @@ def _service(scenario: Scenario, site: Path) -> tuple[PublishSiteService, Counti
     return PublishSiteService(stores, LocalFolderPublisher(site), None, scenario.clock), counting
 
 
-def _state(site: Path) -> tuple[Carried, History]:
-    """The carried state a publication into ``site`` left, and the history it names."""
-    folder = state_folder(site)
-    history = folder / HISTORY.removeprefix(INTERNAL)
-    return (
-        Carried.load((folder / CARRIED.removeprefix(INTERNAL)).read_bytes()),
-        History.load(history.read_bytes()) if history.exists() else History(),
+def _state(site: Path) -> tuple[State, History]:
+    """The state a publication into ``site`` left, and the history it links."""
+    state, read = folder_state(site)
+    return state, History.load(read(HISTORY))
+
+
+def _sealed(state: State) -> list[str]:
+    return sorted(
+        name.removeprefix("sealed/") for name in state.links if name.startswith("sealed/")
     )
 
 
@@ -122,8 +124,10 @@ def test_a_tick_reads_only_what_changed_and_renders_what_a_full_read_renders(
     first = dict(counting.calls)
     assert first["family_scores"] and first["latest completed"]
     state, history = _state(tmp_path / "carried")
-    assert history.scores and history.finals and state.series and state.feed is not None
-    assert state.score_counts == {f: len(found) for f, found in history.scores.items()}
+    carried_state = state.carried
+    assert history.scores and _sealed(state) and carried_state.series
+    assert carried_state.feed is not None
+    assert carried_state.score_counts == {f: len(found) for f, found in history.scores.items()}
     _tick(scenario)
     counting.calls.clear()
     counting.series_windows.clear()
@@ -135,7 +139,7 @@ def test_a_tick_reads_only_what_changed_and_renders_what_a_full_read_renders(
     assert counting.calls["latest active"] == first["latest active"]
     last = {
         key.split("/")[1]: points[-1].bucket
-        for key, points in state.series.items()
+        for key, points in carried_state.series.items()
         if points and key.startswith("deepseek-v3.1/")
     }
     # The six-hourly points are read from the hourly ones, from their last bucket on
@@ -145,9 +149,9 @@ def test_a_tick_reads_only_what_changed_and_renders_what_a_full_read_renders(
     )
     # And the pages are those a publication reading everything renders
     fresh, _ = _service(scenario, tmp_path / "fresh")
-    fresh.run(BOARD)  # no carried file there: everything read
+    fresh.run(BOARD)  # no state there: everything read
     tables = [f"data/{t}.{kind}" for t in GLOBAL_TABLES for kind in ("csv", "json")]
-    for path in ("index.html", *tables):  # tables left as published included (table_memo)
+    for path in ("index.html", *tables):  # tables left as published included
         assert (tmp_path / "carried" / path).read_bytes() == (
             tmp_path / "fresh" / path
         ).read_bytes(), path
@@ -157,8 +161,8 @@ def test_new_scores_and_a_completed_cohort_are_read_again_and_carried(tmp_path: 
     scenario = build(tmp_path / "unused", weeks=1)
     service, counting = _service(scenario, tmp_path / "site")
     service.run(DAILY)
-    _, before = _state(tmp_path / "site")
-    assert before.finals == {}
+    state, before = _state(tmp_path / "site")
+    assert _sealed(state) == []
     # Every market resolves: the families' aggregates move and the cohort completes
     assert _resolve_everything(scenario)
     aggregates = scenario.stores.views.family_aggregates()
@@ -170,11 +174,14 @@ def test_new_scores_and_a_completed_cohort_are_read_again_and_carried(tmp_path: 
     assert counting.calls["family_scores"] == len(moved)
     assert {f: len(after.scores[f]) for f in moved} == {f: aggregates[f].scored_bets for f in moved}
     (cohort,) = scenario.stores.cohorts.cohorts()
-    assert [s.agent_id for s in after.finals[cohort.cohort_id]] == sorted(
-        a.agent_id for a in cohort.agents()
-    )
+    # Completed, not sealed yet: a tick reads its final snapshots until a site-wide
+    # publication (within the hour) seals it
+    assert counting.calls["latest completed"] == 1
+    service.run(FULL)
+    state, _ = _state(tmp_path / "site")
+    assert _sealed(state) == [cohort.cohort_id]
     counting.calls.clear()
-    service.run(BOARD)  # carried from now on
+    service.run(BOARD)  # from its record from now on
     assert counting.calls["family_scores"] == 0 and counting.calls["latest completed"] == 0
 
 
@@ -184,29 +191,40 @@ def test_a_carried_series_out_of_bucket_order_is_not_read(tmp_path: Path) -> Non
     scenario = _with_a_completed_cohort(tmp_path / "unused")
     service, _ = _service(scenario, tmp_path / "site")
     service.run(DAILY)
-    path = state_folder(tmp_path / "site") / CARRIED.removeprefix(INTERNAL)
-    state = json.loads(gzip.decompress(path.read_bytes()))
-    key = next(k for k, points in state["series"].items() if len(points) > 2)
-    assert Carried.load(path.read_bytes()).series[key]  # as written: read
-    for disorder in (state["series"][key][::-1], [*state["series"][key], state["series"][key][-1]]):
-        broken = {**state, "series": {**state["series"], key: disorder}}
-        assert Carried.load(gzip.compress(json.dumps(broken).encode())).series == {}
+    found, _ = folder_state(tmp_path / "site")
+    payload = found.dump()
+    state = json.loads(gzip.decompress(payload))
+    series = state["carried"]["series"]
+    key = next(k for k, points in series.items() if len(points) > 2)
+    assert State.load(payload, found.identity)[0].carried.series[key]  # as written: read
+    for disorder in (series[key][::-1], [*series[key], series[key][-1]]):
+        broken = {**state, "carried": {**state["carried"], "series": {**series, key: disorder}}}
+        read, why = State.load(gzip.compress(json.dumps(broken).encode()), found.identity)
+        assert read.carried.series == {} and why == "the state could not be read"
 
 
-def test_an_unreadable_carried_file_is_read_afresh(tmp_path: Path) -> None:
-    assert Carried.load(b"not gzip").score_counts == {}
+def test_an_unreadable_state_is_read_afresh(tmp_path: Path) -> None:
+    assert State.load(b"not gzip", "site") == (
+        State(identity="site"),
+        "the state could not be read",
+    )
     assert History.load(b"not gzip") == History()
-    assert Carried.load(None).feed is None
-    state = Carried(version=99)
-    assert Carried.load(state.dump()) == Carried()  # another version: start over
-    assert Carried().dump() == Carried().dump()  # deterministic: unchanged, not uploaded
+    assert State.load(None, "site")[0].carried.feed is None
+    other = State(version=99, identity="site")
+    assert State.load(other.dump(), "site") == (State(identity="site"), "a state of version 99")
+    copied = State(identity="another site", links={"history": "0" * 64})
+    assert State.load(copied.dump(), "site") == (
+        State(identity="site"),
+        "a state written for another site",
+    )
+    assert State().dump() == State().dump()  # deterministic: unchanged, not uploaded
 
 
 def test_a_completed_cohort_is_read_for_its_positions_once_even_with_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A completed cohort whose agents held nothing has no row in ``position_returns``: it used
-    to be read from the ledger again by every tick. The carried state names the cohorts read."""
+    to be read from the ledger again by every tick. Sealed, it is read from its record."""
     scenario = _with_a_completed_cohort(tmp_path / "unused")
     service, _ = _service(scenario, tmp_path / "site")
     read: list[tuple[str, ...]] = []
@@ -219,17 +237,9 @@ def test_a_completed_cohort_is_read_for_its_positions_once_even_with_none(
     monkeypatch.setattr(scenario.stores.ledger, "holdings_of", counting)
     completed = [c for c in scenario.stores.cohorts.cohorts() if c.status.value == "completed"]
     assert completed
-    collector = SiteCollector(scenario.stores, None, scenario.clock.now())
-    assert collector.completed_positions(completed, [], read=[completed[0].cohort_id]) == []
-    assert read == []  # named as read: not read again, rows or none
-    collector.completed_positions(completed, [])
-    assert len(read) == 1
-    read.clear()
     service.run(DAILY)
-    state = Carried.load(
-        (state_folder(tmp_path / "site") / CARRIED.removeprefix(INTERNAL)).read_bytes()
-    )
-    assert state.positions_read == [completed[0].cohort_id]
+    state, _ = _state(tmp_path / "site")
+    assert _sealed(state) == [completed[0].cohort_id]
     read.clear()
     _tick(scenario)
     service.run(BOARD)
@@ -258,8 +268,11 @@ def test_a_tick_with_no_bet_scored_or_matured_formats_no_forecast(
     before = scored()
     _resolve_everything(scenario)  # the live cohort's bets are scored
     assert scored() > before
-    service.run(BOARD)
+    report = service.run(BOARD)
     assert made == [scored()]
+    # The ranks moved, the families' costs did not: they are kept (a tick reads no decision)
+    recomputed = {miss.split(":")[0] for miss in report.misses}
+    assert "board/v1/bets" in recomputed and "board/spend" not in recomputed
     fresh, _ = _service(scenario, tmp_path / "fresh")
     fresh.run(BOARD)
     for path in ("index.html", "data/forecasts.csv", "data/leaderboard.csv"):
@@ -277,13 +290,13 @@ def test_a_history_the_state_does_not_name_is_not_read(tmp_path: Path) -> None:
     family = next(f for f, found in history.scores.items() if found)
     forged = history.model_copy(update={"scores": {**history.scores, family: []}})
     folder = state_folder(tmp_path / "site")
-    (folder / HISTORY.removeprefix(INTERNAL)).write_bytes(forged.dump())
+    (folder / object_key(HISTORY).removeprefix(INTERNAL)).write_bytes(forged.dump())
     # Without kept statistics, the tick needs every score
-    (folder / KEPT.removeprefix(INTERNAL)).unlink()
+    (folder / object_key("memo/board").removeprefix(INTERNAL)).unlink()
     _tick(scenario)
     counting.calls.clear()
     service.run(BOARD)
-    assert counting.calls["family_scores"] == len(state.score_counts)
+    assert counting.calls["family_scores"] == len(state.carried.score_counts)
     assert _state(tmp_path / "site")[1].scores == history.scores
     fresh, _ = _service(scenario, tmp_path / "fresh")
     fresh.run(BOARD)
@@ -318,50 +331,33 @@ def test_a_forecast_maturing_makes_the_forecasts_table_again(
         assert (tmp_path / "site" / path).read_bytes() == (tmp_path / "fresh" / path).read_bytes()
 
 
-class CountingPublisher(LocalFolderPublisher):
-    """A folder publisher counting the reads of each path."""
-
-    def __init__(self, root: Path) -> None:
-        super().__init__(root)
-        self.reads: Counter[str] = Counter()
-
-    def read(self, path: str) -> bytes | None:
-        self.reads[path] += 1
-        return super().read(path)
-
-
-def test_a_tick_reads_the_costs_table_only_when_it_changed(tmp_path: Path) -> None:
+def test_a_publication_reads_no_file_it_published_for_readers(tmp_path: Path) -> None:
+    """The costs, markets and positions tables come from the publication's own state (the
+    sealed cohorts', the growing markets table's): a tick and an hourly publication read
+    nothing under the site folder, and one damaged out of band changes nothing they write."""
     scenario = _with_a_completed_cohort(tmp_path / "unused")
     site = tmp_path / "site"
-    publisher = CountingPublisher(site)
+    read: Counter[str] = Counter()
+    publisher = LocalFolderPublisher(site)
+    original = publisher.bucket.get
+
+    def counting(key: str) -> Any:
+        read[key] += 1
+        return original(key)
+
+    publisher.bucket.get = counting  # type: ignore[method-assign]
     service = PublishSiteService(scenario.stores, publisher, None, scenario.clock)
-    service.run(DAILY)  # writes the costs table, and keeps what each family's row shows of it
-    _tick(scenario)
-    publisher.reads.clear()
-    service.run(BOARD)
-    assert publisher.reads[COSTS_PATH] == 0
-    folder = state_folder(site)
-    state = Carried.load(
-        (folder / CARRIED.removeprefix(INTERNAL)).read_bytes(),
-        (folder / KEPT.removeprefix(INTERNAL)).read_bytes(),
-    )
-    assert FamilyCosts.SLOT in state.statistics
-    # As a publication that read the table shows them
+    service.run(DAILY)
+    for path in ("data/costs.json", "data/markets.json", "data/position_returns.json"):
+        (site / path).write_bytes(b"[{not json")  # cut, or edited out of band
+    for scope in (BOARD, FULL):
+        _tick(scenario)
+        read.clear()
+        report = service.run(scope)
+        assert report.lease == "held"
+        assert [key for key in read if not key.startswith(INTERNAL)] == []
+        assert ROOT in read
     fresh = tmp_path / "fresh"
-    PublishSiteService(scenario.stores, LocalFolderPublisher(fresh), None, scenario.clock).run(
-        BOARD
-    )
-    assert (site / "index.html").read_bytes() == (fresh / "index.html").read_bytes()
-    # Another table published (a decision run's publication): read once, then kept again
-    rows = json.loads((site / COSTS_PATH).read_bytes())
-    assert rows and not any(Decimal(str(r["cost_usd"])) for r in rows)
-    priced = [{**r, "cost_usd": "1.25000000"} for r in rows]
-    publisher.publish({COSTS_PATH: json.dumps(priced).encode()})
-    publisher.reads.clear()
-    service.run(BOARD)
-    assert publisher.reads[COSTS_PATH] == 1
-    home = (site / "index.html").read_bytes()
-    assert home != (fresh / "index.html").read_bytes()  # the new costs are shown
-    publisher.reads.clear()
-    service.run(BOARD)
-    assert publisher.reads[COSTS_PATH] == 0 and (site / "index.html").read_bytes() == home
+    PublishSiteService(scenario.stores, LocalFolderPublisher(fresh), None, scenario.clock).run(FULL)
+    for path in ("index.html", "data/costs.csv", "data/markets.csv", "data/position_returns.csv"):
+        assert (site / path).read_bytes() == (fresh / path).read_bytes(), path

@@ -16,6 +16,7 @@ import pytest
 from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.agents.baselines import BASELINE_AGENTS
 from arena_core.analysis.figures import Rules
+from arena_core.dataset.exports import TABLES
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.lineup import AgentKind, default_lineup
 from arena_core.domain.market import Market, ResolutionKind
@@ -30,7 +31,6 @@ from arena_core.services.publish_site import PublishSiteService
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
 from arena_core.services.weekly_run import PrepareRunService, RunRequest
-from arena_core.site.exports import TABLES
 from arena_local.memory import InMemoryBlobStore, memory_stores
 from tests.support.builders import WEEK0, binary, resolved
 from tests.support.html_tables import table

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena_core.adapters.site_publishers import LocalFolderPublisher
+from arena_core.dataset.details import reply_text
 from arena_core.domain.decisions import DecisionStatus
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.llm import ChatMessage, LLMResponse
 from arena_core.services.publish_site import PublishSiteService
-from arena_core.site.decision_details import reply_text
 from arena_local.memory import memory_stores
 from tests.integration.decide.conftest import make_world
 from tests.support.agents import ScriptedAgent

@@ -7,8 +7,7 @@ import io
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -16,17 +15,23 @@ from pathlib import Path
 from typing import Any, cast
 
 import boto3
+import pytest
 
+from arena_core.adapters.manifest import ROOT
 from arena_core.adapters.site_publishers import (
     LocalFolderPublisher,
     S3SitePublisher,
     state_folder,
 )
+from arena_core.dataset.cohort_tables import PANEL_COHORT_TABLES
+from arena_core.dataset.exports import TABLES
+from arena_core.dataset.package import SITE_TABLES
+from arena_core.dataset.tables import GLOBAL_TABLES
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.releases import LineupRelease
 from arena_core.domain.rules import MAX_BET_FRACTION, STARTING_BALANCE
-from arena_core.ports.manifest import HOT, part_key
-from arena_core.ports.publisher import INTERNAL, PublishReport, SitePublisher, digest
+from arena_core.errors import PublicationBusyError
+from arena_core.ports.publisher import INTERNAL, LazyFile, PublishReport, PublishSession, digest
 from arena_core.ports.stores import ViewStore
 from arena_core.services.publish_site import (
     BOARD,
@@ -38,12 +43,8 @@ from arena_core.services.publish_site import (
     Scope,
 )
 from arena_core.services.resolution import ResolutionService
-from arena_core.site.carried import CARRIED
-from arena_core.site.cohort_tables import PANEL_COHORT_TABLES
-from arena_core.site.dataset import SITE_TABLES
-from arena_core.site.exports import TABLES
-from arena_core.site.tables import GLOBAL_TABLES
 from tests.support.aws import embedded_aws
+from tests.support.buckets import LEASE, NOW, publish
 from tests.support.builders import WEEK0
 from tests.support.html_tables import table as html_table
 from tests.support.scenario import HOSTILE_REASONING, build
@@ -130,7 +131,7 @@ def test_s3_publisher_sets_content_types_cache_headers_and_skips_unchanged() -> 
         s3.create_bucket(Bucket="site")
         publisher = S3SitePublisher(s3, "site")
         files = {"index.html": b"<h1>x</h1>", "data/a.csv": b"a\n1\n", "static/app.js": b"1;"}
-        assert publisher.publish(files).uploaded == ("data/a.csv", "index.html", "static/app.js")
+        assert publish(publisher, files).uploaded == ("data/a.csv", "index.html", "static/app.js")
         head = s3.head_object(Bucket="site", Key="index.html")
         assert head["ContentType"] == "text/html; charset=utf-8"
         assert "max-age=60" in head["CacheControl"]
@@ -142,46 +143,47 @@ def test_s3_publisher_sets_content_types_cache_headers_and_skips_unchanged() -> 
             s3.head_object(Bucket="site", Key="static/app.js")["CacheControl"]
             == "public, max-age=3600"
         )
-        report = publisher.publish({**files, "index.html": b"<h1>y</h1>"})
+        report = publish(publisher, {**files, "index.html": b"<h1>y</h1>"})
         assert report.uploaded == ("index.html",)
         assert report.unchanged == 2
-        hot = json.loads(s3.get_object(Bucket="site", Key=part_key(HOT))["Body"].read())
-        assert hot["index.html"] == digest(b"<h1>y</h1>")
-        # The manifest as the publication read it: not read again (one request fewer a tick)
-        known = publisher.published()
-        with _unread_manifest(publisher):
-            now = {**files, "index.html": b"<h1>y</h1>", "data/b.csv": b"b\n2\n"}
-            report = publisher.publish(now, known=known)
-        assert report.uploaded == ("data/b.csv",) and publisher.published() == {
-            **known,
-            "data/b.csv": digest(b"b\n2\n"),
-        }
+        # The root holds the lease, the hot part of the manifest and the state
+        head_line = s3.get_object(Bucket="site", Key=ROOT)["Body"].read().split(b"\n")[0]
+        assert json.loads(head_line)["hot"]["index.html"][0] == digest(b"<h1>y</h1>")
+        assert json.loads(head_line)["lease"] is None
 
 
-@contextmanager
-def _unread_manifest(publisher: SitePublisher) -> Iterator[None]:
-    """``publisher`` failing the test if it reads its manifest."""
+def test_s3_publisher_takes_the_lease_with_a_conditional_write_and_repairs() -> None:
+    """On S3 (moto honours ``If-Match`` and ``If-None-Match``): a second publication finds the
+    lease held; a file edited or removed out of band is found by the listing and rewritten."""
+    with embedded_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket="site")
+        publisher = S3SitePublisher(s3, "site")
+        files = {"index.html": b"<h1>x</h1>", "data/a.csv": b"a\n1\n"}
+        publish(publisher, files)
+        held = publisher.open("tick", NOW, LEASE)
+        with pytest.raises(PublicationBusyError):
+            publisher.open("weekly", NOW, LEASE)
+        held.release()
+        s3.put_object(Bucket="site", Key="data/a.csv", Body=b"edited")
+        s3.delete_object(Bucket="site", Key="index.html")
+        report = publish(publisher, files, repair=True)
+        assert report.repaired == ("data/a.csv", "index.html")
+        assert s3.get_object(Bucket="site", Key="data/a.csv")["Body"].read() == files["data/a.csv"]
 
-    def refused() -> dict[str, str]:
-        raise AssertionError("the manifest was read again")
 
-    original = publisher.published
-    publisher.published = refused  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        publisher.published = original  # type: ignore[method-assign]
-
-
-def test_local_publisher_manifest(tmp_path: Path) -> None:
-    publisher = LocalFolderPublisher(tmp_path)
-    publisher.publish({"a/b.html": b"1"})
-    assert (tmp_path / "a/b.html").read_bytes() == b"1"
-    assert publisher.publish({"a/b.html": b"1"}).uploaded == ()
-    known = publisher.published()
-    with _unread_manifest(publisher):
-        assert publisher.publish({"a/b.html": b"2"}, known=known).uploaded == ("a/b.html",)
-    assert publisher.published() == {"a/b.html": digest(b"2")}
+def test_local_publisher_writes_the_site_and_its_bookkeeping_beside_it(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    publisher = LocalFolderPublisher(site)
+    publish(publisher, {"a/b.html": b"1"}, state=b"state")
+    assert (site / "a/b.html").read_bytes() == b"1"
+    assert [p.name for p in site.iterdir()] == ["a"]  # nothing but the readers' files
+    assert (state_folder(site) / ROOT.removeprefix(INTERNAL)).is_file()
+    opened = LocalFolderPublisher(site).open("next", NOW, LEASE)
+    assert opened.opened.state == b"state"
+    opened.release()
+    assert publish(publisher, {"a/b.html": b"1"}).uploaded == ()
+    assert publish(publisher, {"a/b.html": b"2"}).uploaded == ("a/b.html",)
 
 
 def test_exports_round_trip_recomputes_brier_pnl_and_return(tmp_path: Path) -> None:
@@ -305,19 +307,19 @@ def test_each_scope_renders_what_it_names_and_the_home_page_is_the_same_from_any
     scenario = build(tmp_path, weeks=2)
     publisher = LocalFolderPublisher(tmp_path)
     service = PublishSiteService(scenario.stores, publisher, scenario.blobs, scenario.clock)
-    first = service.run(BOARD)  # no home page yet: the first publication renders everything
-    assert first.scope == "daily"
+    first = service.run(BOARD)  # never published: the first publication renders everything
+    assert (first.scope, first.why) == ("daily", "never published (asked for board)")
     assert (tmp_path / "data/markets.csv").exists() and (
-        state_folder(tmp_path) / CARRIED.removeprefix(INTERNAL)
+        state_folder(tmp_path) / ROOT.removeprefix(INTERNAL)
     ).exists()
     live = [c for c in scenario.stores.cohorts.cohorts() if c.status.value == "active"]
     assert live
     home = (tmp_path / "index.html").read_bytes()
-    # A tick with nothing new: the leaderboard is regenerated, nothing changed; its tables are
-    # published as they would be written now (``site/table_memo.py``), so none is written again
+    # A tick with nothing new: the leaderboard is regenerated, nothing changed, nothing is
+    # computed again (the tables' digests are kept) and nothing written
     tick = service.run(BOARD)
-    assert tick.uploaded == 0 and tick.cohorts_rendered == ()
-    assert set(tick_files(service)) == {"index.html", CARRIED}
+    assert tick.uploaded == 0 and tick.cohorts_rendered == () and tick.misses == ()
+    assert {p for p in tick_files(service) if not p.startswith("data/")} == {"index.html"}
     assert (tmp_path / "index.html").read_bytes() == home
     published = {t: (tmp_path / f"data/{t}.csv").read_bytes() for t in GLOBAL_TABLES}
     fresh = tmp_path / "fresh"
@@ -338,20 +340,29 @@ def test_each_scope_renders_what_it_names_and_the_home_page_is_the_same_from_any
 
 
 def tick_files(service: PublishSiteService, scope: Scope = BOARD) -> dict[str, bytes]:
-    """The files a publication of ``scope`` renders (what it would upload if they changed)."""
+    """The readers' files a publication of ``scope`` hands the writer (what it would upload
+    if they changed)."""
     rendered: dict[str, bytes] = {}
     publisher = service._publisher
-    original = publisher.publish
+    original = publisher.open
 
-    def record(files: Mapping[str, bytes], known: Mapping[str, str] | None = None) -> PublishReport:
-        rendered.update(files)
-        return original(files, known)
+    def opened(owner: str, now: datetime, lease: timedelta) -> PublishSession:
+        session = original(owner, now, lease)
+        publish = session.publish
 
-    publisher.publish = record  # type: ignore[method-assign]
+        def recorded(files: Iterable[LazyFile], *, repair: bool = False) -> PublishReport:
+            every = list(files)
+            rendered.update({f.path: f.body() for f in every if not f.path.startswith(INTERNAL)})
+            return publish(every, repair=repair)
+
+        session.publish = recorded  # type: ignore[method-assign]
+        return session
+
+    publisher.open = opened  # type: ignore[method-assign]
     try:
         service.run(scope)
     finally:
-        publisher.publish = original  # type: ignore[method-assign]
+        publisher.open = original  # type: ignore[method-assign]
     return rendered
 
 
@@ -374,7 +385,8 @@ def test_the_live_figures_are_the_texts_the_pages_print(tmp_path: Path) -> None:
         for key, text in re.findall(r'data-live="([^"]+)">([^<]*)<', page):
             assert live["values"][key] == html.unescape(text), (path, key)
             checked += 1
-        assert f"data-live-as-of>{live['as_of']}<" in page
+        shown = f'data-live-as-of data-at="{live["at"]}">{live["as_of"]}<'
+        assert shown in page  # the time the script compares, and the one it prints
     assert checked > 50
 
 

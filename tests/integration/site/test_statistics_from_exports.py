@@ -18,8 +18,8 @@ import pytest
 
 from arena_core.analysis.families import FamilyResult
 from arena_core.analysis.figures import Figure, Rules
+from arena_core.dataset.boards import BoardResult
 from arena_core.scoring.calibration import murphy_decomposition
-from arena_core.site.boards import BoardResult
 from arena_local.analyze import FolderSource, analyse
 from arena_local.cli import main
 from tests.support.html_tables import table, tables
@@ -43,22 +43,20 @@ def shown(value: float | None, places: int, signed: bool = False) -> str:
     return f"+{text}" if signed and not text.startswith("-") else text
 
 
-UNITS = {"weeks": "wk", "events": "events", "matured cohorts": "cohorts"}
-
-
-def short(missing: str) -> str:
-    """What a cell prints for a missing interval: "3 of 8 weeks needed" as "3/8 wk"."""
-    have, _, rest = missing.removesuffix(" needed").partition(" of ")
-    need, _, unit = rest.partition(" ")
-    return f"{have}/{need} {UNITS[unit]}"
-
-
-def shown_figure(f: Figure | None, places: int, signed: bool = False, unit: str = "") -> str:
+def shown_figure(
+    f: Figure | None, places: int, signed: bool = False, unit: str = "", zero: str = ""
+) -> str:
+    """The cell as a reader sees it: an interval in brackets, a zero-width one said in words
+    (a skill against the market that is the market's own forecasts says so)."""
     if f is None:
         return "—"
+    if zero and f.low == f.high == f.estimate == 0:
+        return f"0 ({zero})"
     head = f"{shown(f.estimate, places, signed)}{unit}"
     if f.low is None or f.high is None:
-        return f"{head} [{short(f.missing)}]" if f.missing else head
+        return f"{head} ({f.missing})" if f.missing else head
+    if f.low == f.high:
+        return f"{head} (no spread)"
     return f"{head} [{shown(f.low, places, signed)}, {shown(f.high, places, signed)}]"
 
 
@@ -176,7 +174,9 @@ def test_leaderboard_page_prints_the_recomputed_figures(
             best, worst = row.rank_range or (0, 0)
             assert rank == f"{row.rank} ({best}–{worst})"
         assert cells[column["Brier"]] == shown_figure(f.brier if f else None, 3)
-        assert cells[column["Skill vs market"]] == shown_figure(f.skill if f else None, 3, True)
+        assert cells[column["Skill vs market"]] == shown_figure(
+            f.skill if f else None, 3, True, zero="the market’s forecasts"
+        )
         assert cells[column["Log score"]] == shown_figure(f.log_score if f else None, 3)
         expected = shown_figure(f.returns if f else None, 2, True, "%")
         if f is not None and f.returns is None and f.provisional_return is not None:

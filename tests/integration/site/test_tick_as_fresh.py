@@ -1,83 +1,126 @@
-"""Red-team of the board tick (review 31): whatever the carried state, the kept statistics and
-the tables left out of a publication (``site/table_memo.py``), the site a tick leaves behind is
-the one a fresh publication (no carried state, a new folder) writes for the same stores and
-time: two methodologies, forecasts maturing between ticks, rules changed, a carried file that
-cannot be read, and a publication that fails half-way."""
+"""The oracle of the publication (review 31, issue 35): whatever the state a publication finds,
+the site it leaves behind is the one a fresh publication (no state, a new folder) writes for the
+same stores and time. Two methodologies, forecasts maturing between ticks, rules changed, a
+state or a memo that cannot be read, a publication that fails half-way; a season that ends
+without any fault; publications that race; reader files damaged out of band; a manifest part
+that cannot be read; an earlier version's bookkeeping; ids that would take an index page's name;
+a market's question changed upstream; a state copied from another site."""
 
 from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Mapping
-from datetime import timedelta
+import re
+import zipfile
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from arena_core.adapters.site_publishers import LocalFolderPublisher, state_folder
+from arena_core.adapters.manifest import (
+    PARTS,
+    ROOT,
+    ManifestPublisher,
+    ManifestSession,
+    Root,
+    part_key,
+)
+from arena_core.adapters.site_publishers import (
+    EARLIER_ROOTS,
+    LocalFolderBucket,
+    LocalFolderPublisher,
+    state_folder,
+)
 from arena_core.analysis.figures import Rules
+from arena_core.dataset.tables import GLOBAL_TABLES
 from arena_core.domain.cohort import CohortStatus
-from arena_core.domain.market import MarketStatus, ResolutionKind
+from arena_core.domain.market import Market, MarketStatus, ResolutionKind
 from arena_core.errors import PersistenceError
-from arena_core.ports.manifest import PARTS
-from arena_core.ports.publisher import INTERNAL, PublishReport, digest
-from arena_core.services.publish_site import BOARD, DAILY, PublishSiteService, Scope
+from arena_core.ports.publisher import INTERNAL, LazyFile, PublishReport, SitePublisher, digest
+from arena_core.publication.memo import read_shard, shard_body
+from arena_core.publication.state import State, object_key
+from arena_core.services.publish_site import BOARD, DAILY, WEEKLY, PublishSiteService, Scope
 from arena_core.services.resolution import ResolutionService
 from arena_core.services.snapshot import SnapshotService
-from arena_core.site.carried import CARRIED, KEPT, kept_body, kept_statistics
-from arena_core.site.tables import GLOBAL_TABLES
 from arena_local.cli import main
 from tests.integration.site.test_panel_site import panel_weeks
 from tests.support.builders import resolved
 from tests.support.scenario import Scenario, build
 
 LOW = Rules(min_forecasts=4, min_cohorts=1, min_weeks=1, min_events=2)
-PAGES = ("index.html",)
-TABLE_FILES = tuple(f"data/{t}.{kind}" for t in GLOBAL_TABLES for kind in ("csv", "json"))
+BUNDLED = ("data/dataset.zip", "data/datapackage.json")  # a weekly publication's alone
 
 
-class FailingPublisher(LocalFolderPublisher):
-    """Writes the first ``after`` changed files of each publication (in the order the
-    publishers write them: ``upload_order``, readers' files before the bookkeeping), then
-    fails, before the manifest is written: a publication that fails half-way."""
+class FailingBucket(LocalFolderBucket):
+    """Writes the root (the lease) and the first ``after`` files of the publication, in the
+    order the writer writes them (readers' files before the bookkeeping), then fails, before
+    the root is written again: a publication that fails half-way."""
 
     def __init__(self, root: Path, after: int) -> None:
         super().__init__(root)
         self._after = after
         self._written = 0
 
-    def publish(
-        self, files: Mapping[str, bytes], known: Mapping[str, str] | None = None
-    ) -> PublishReport:
-        self._written = 0
-        return super().publish(files, known)
+    def put(self, key: str, body: bytes, *, match: str | None = None, absent: bool = False) -> str:
+        if key != ROOT or self._written:
+            if self._written >= self._after or key == ROOT or key.startswith(PARTS):
+                raise PersistenceError("the upload failed half-way")
+            self._written += 1
+        return super().put(key, body, match=match, absent=absent)
 
-    def put(self, path: str, body: bytes) -> None:
-        if self._written >= self._after or path.startswith(PARTS):
-            raise PersistenceError("the upload failed half-way")
-        self._written += 1
-        super().put(path, body)
+
+def _service(
+    scenario: Scenario,
+    site: Path,
+    rules: Rules | None = LOW,
+    publisher: SitePublisher | None = None,
+) -> PublishSiteService:
+    publisher = publisher or LocalFolderPublisher(site)
+    return PublishSiteService(scenario.stores, publisher, scenario.blobs, scenario.clock, rules)
 
 
 def _publish(
     scenario: Scenario, site: Path, scope: Scope, rules: Rules | None = LOW, after: int = -1
 ) -> None:
-    publisher = LocalFolderPublisher(site) if after < 0 else FailingPublisher(site, after)
-    service = PublishSiteService(scenario.stores, publisher, scenario.blobs, scenario.clock, rules)
+    publisher = ManifestPublisher(FailingBucket(site, after)) if after >= 0 else None
+    service = _service(scenario, site, rules, publisher)
     service.run(scope)
+
+
+def drawn_by(scope: Scope, path: str) -> bool:
+    """Whether a publication of ``scope`` draws ``path`` anew (the narrower scopes keep the
+    rest as the last wider one drew it)."""
+    if path in BUNDLED:
+        return scope is WEEKLY
+    if scope.cohort_pages:
+        return True
+    table = path.startswith("data/") and path.count("/") == 1
+    board = path == "index.html" or (table and path[5:].rpartition(".")[0] in GLOBAL_TABLES)
+    live = scope.live and path.startswith("data/live/")
+    site_wide = scope.site_wide and (
+        "/" not in path
+        or path.startswith(("models/", "static/", "data/universes/"))
+        or path in ("markets/index.html", "cohorts/index.html")
+        or table
+    )
+    return board or live or site_wide
+
+
+def _files(site: Path, scope: Scope) -> dict[str, bytes]:
+    found = {p.relative_to(site).as_posix(): p for p in site.rglob("*") if p.is_file()}
+    return {path: file.read_bytes() for path, file in found.items() if drawn_by(scope, path)}
 
 
 def _assert_as_fresh(
     scenario: Scenario, site: Path, fresh: Path, scope: Scope = BOARD, rules: Rules | None = LOW
 ) -> None:
+    """Every readers' file a fresh publication draws that a publication of ``scope`` draws too
+    is in ``site`` as written (and no other such file is)."""
     _publish(scenario, fresh, scope, rules)
-    differ = [
-        path
-        for path in (*PAGES, *TABLE_FILES)
-        if (site / path).is_file() != (fresh / path).is_file()
-        or ((fresh / path).is_file() and (site / path).read_bytes() != (fresh / path).read_bytes())
-    ]
-    assert differ == [], differ
+    ours, theirs = _files(site, scope), _files(fresh, scope)
+    differ = sorted(p for p in {*ours, *theirs} if ours.get(p) != theirs.get(p))
+    assert differ == [], differ[:20]
 
 
 def _tick(scenario: Scenario, minutes: int = 10) -> None:
@@ -98,6 +141,18 @@ def _panel_scenario(site: Path) -> Scenario:
     resolve a day after it."""
     stores, blobs, clock, source = panel_weeks(last_resolved_after=timedelta(days=1))
     return Scenario(stores, blobs, clock, source, site, LOW)
+
+
+def _state(site: Path) -> State:
+    root = Root(LocalFolderPublisher(site).get(ROOT))
+    return State.load(root.state or None, LocalFolderPublisher(site).identity)[0]
+
+
+def _rewrite_root(site: Path, state: bytes) -> None:
+    """Put ``state`` in the root, its header (the manifest) as it was."""
+    path = state_folder(site) / ROOT.removeprefix(INTERNAL)
+    header, _, _ = path.read_bytes().partition(b"\n")
+    path.write_bytes(header + b"\n" + state)
 
 
 def test_two_methodologies_and_forecasts_maturing_between_ticks(tmp_path: Path) -> None:
@@ -136,42 +191,42 @@ def test_forecasts_maturing_weeks_later(tmp_path: Path) -> None:
         _assert_as_fresh(scenario, site, tmp_path / f"fresh-{days}-{scenario.clock.now():%j}")
 
 
-@pytest.mark.parametrize("garbage", [b"", b"not gzip", gzip.compress(b"{not json")])
-def test_a_carried_file_that_cannot_be_read(tmp_path: Path, garbage: bytes) -> None:
+@pytest.mark.parametrize(
+    "garbage",
+    [b"", b"not gzip", gzip.compress(b"{not json"), b"[" * 100_000],
+    ids=["empty", "not-gzip", "not-json", "nested-deep"],
+)
+def test_a_state_that_cannot_be_read(tmp_path: Path, garbage: bytes) -> None:
     scenario = build(tmp_path / "unused", weeks=2, extra=6, rules=LOW)
     site = tmp_path / "site"
     _publish(scenario, site, DAILY)
     _tick(scenario)
-    (state_folder(site) / CARRIED.removeprefix(INTERNAL)).write_bytes(garbage)
+    _rewrite_root(site, garbage)
     _publish(scenario, site, BOARD)
     _assert_as_fresh(scenario, site, tmp_path / "fresh")
 
 
-def test_kept_statistics_that_cannot_be_read_are_computed_again(tmp_path: Path) -> None:
-    """Every part kept (statistics, table digests, the completed part) read back unreadable
-    under its own key: computed again, and the site is what a fresh publication makes."""
+def test_kept_values_that_cannot_be_read_are_computed_again(tmp_path: Path) -> None:
+    """Every value the memo keeps (statistics, table digests, the sealed part) read back
+    unreadable under its own key, in the shard the state links: computed again, and the site
+    is what a fresh publication makes."""
     scenario = build(tmp_path / "unused", weeks=2, extra=6, rules=LOW)
     site = tmp_path / "site"
     _publish(scenario, site, DAILY)
-    folder = state_folder(site)
-    kept_path = folder / KEPT.removeprefix(INTERNAL)
-    kept = kept_statistics(kept_path.read_bytes())
-    slots = {slot.split("/")[-1] for slot in kept}
-    assert {"bets", "returns", "completed", "pairwise"} <= slots
-    garbage = {
-        "bets": '{"board": "[]", "counts": {}}',
-        "returns": '{"figures": {}, "pairs": 3}',
-        "completed": '{"until": 5}',
-        "forecasts.csv": "not digests",
+    state = _state(site)
+    shard_path = state_folder(site) / object_key("memo/board").removeprefix(INTERNAL)
+    entries = read_shard(gzip.decompress(shard_path.read_bytes()))
+    kinds = {entry.kind for entry in entries.values()}
+    assert {"bets", "returns", "completed", "digests", "spend"} <= kinds
+    garbage = {"bets": '{"board": "[]"}', "returns": '{"figures": 3}', "completed": '{"until": 5}'}
+    broken = {
+        address: type(entry)(**{**vars(entry), "text": garbage.get(entry.kind, "x y")})
+        for address, entry in entries.items()
     }
-    for slot, (key, _) in kept.items():  # each read back under its own key
-        kept[slot] = (key, garbage.get(slot.split("/")[-1], "x y"))
-    body = kept_body(7, kept)
-    kept_path.write_bytes(body)
-    path = folder / CARRIED.removeprefix(INTERNAL)
-    state = json.loads(gzip.decompress(path.read_bytes()))
-    state["kept"] = digest(body)  # named by the state: read, and found unreadable
-    path.write_bytes(gzip.compress(json.dumps(state).encode()))
+    body = gzip.compress(shard_body(broken))
+    shard_path.write_bytes(body)
+    state.links["memo/board"] = digest(body)  # linked by the state: read, and found unreadable
+    _rewrite_root(site, state.dump())
     for tick in range(2):  # and not only the next tick: never read again
         _tick(scenario)
         _publish(scenario, site, BOARD)
@@ -182,10 +237,6 @@ def test_kept_statistics_that_cannot_be_read_are_computed_again(tmp_path: Path) 
 def test_a_publication_that_fails_half_way_as_a_cohort_completes(
     tmp_path: Path, after: int
 ) -> None:
-    """The carried state (under ``_internal/``) sorted before every file of ``data/``: a
-    publication failing after it was written and before ``data/position_returns.json`` was
-    left a carried state naming the completed cohort's positions as read, and they were never
-    published. The publishers now write the bookkeeping last (``upload_order``)."""
     scenario = build(tmp_path / "unused", weeks=1, extra=6, rules=LOW)
     site = tmp_path / "site"
     _publish(scenario, site, DAILY)
@@ -195,7 +246,7 @@ def test_a_publication_that_fails_half_way_as_a_cohort_completes(
     _tick(scenario)
     if after >= 0:
         with pytest.raises(PersistenceError):
-            _publish(scenario, site, BOARD, after=after)
+            _publish(scenario, site, DAILY, after=after)
     for tick in range(2):  # and not only the next tick: never read again
         _tick(scenario)
         _publish(scenario, site, BOARD)
@@ -218,3 +269,260 @@ def test_arena_analyze_on_a_ticked_site_writes_its_statistics_byte_for_byte(
         for name in ("leaderboard.json", "panel_leaderboard.json", "pairwise.json"):
             assert (out / name).read_bytes() == (site / "data" / name).read_bytes(), name
     capsys.readouterr()
+
+
+# --- issue 35: what the incremental publication got wrong -------------------------------------
+
+
+def test_a_season_that_ends_without_any_fault(tmp_path: Path) -> None:
+    """Every cohort of both methodologies completes and is sealed: the home feed keeps the
+    first cohort's decisions, the markets' price charts start where their first cohort opened,
+    the model pages are a fresh publication's, and so is every other file (every scope's)."""
+    scenario = _panel_scenario(tmp_path / "unused")
+    assert {c.status for c in scenario.stores.cohorts.cohorts()} == {CohortStatus.COMPLETED}
+    site = tmp_path / "site"
+    for scope in (WEEKLY, BOARD, DAILY, BOARD, DAILY, WEEKLY):
+        _tick(scenario)
+        _publish(scenario, site, scope)
+        fresh = tmp_path / f"fresh-{scope.name}-{scenario.clock.now():%H%M}"
+        _assert_as_fresh(scenario, site, fresh, scope)
+    assert len([n for n in _state(site).links if n.startswith("sealed/")]) == 3
+    home = (site / "index.html").read_text()
+    first = scenario.stores.cohorts.cohorts()[0].cohort_id
+    assert f"cohorts/{first}/index.html" in home  # its decisions in the feed
+
+
+class Racing(LocalFolderPublisher):
+    """A folder publisher whose next publication, once it holds the lease and before it
+    writes, lets ``meanwhile`` run (another publication, the world changing)."""
+
+    def __init__(self, root: Path, meanwhile: Callable[[], None]) -> None:
+        super().__init__(root)
+        self._meanwhile: Callable[[], None] | None = meanwhile
+
+    def open(self, owner: str, now: datetime, lease: timedelta) -> ManifestSession:
+        session = super().open(owner, now, lease)
+        publish = session.publish
+
+        def delayed(files: Iterable[LazyFile], *, repair: bool = False) -> PublishReport:
+            every = list(files)
+            if self._meanwhile is not None:
+                meanwhile, self._meanwhile = self._meanwhile, None
+                meanwhile()
+            return publish(every, repair=repair)
+
+        session.publish = delayed  # type: ignore[method-assign]
+        return session
+
+
+def test_an_older_publication_never_lands_after_a_newer_one(tmp_path: Path) -> None:
+    """A live publication read the figures before the cohort completed; meanwhile the
+    resolution completes it and the weekly publication tries: it finds the lease held and
+    publishes nothing, then publishes after the older one (a retry), so the live figures are
+    the completed cohort's, as a fresh publication writes them."""
+    scenario = build(tmp_path / "unused", weeks=1, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    attempts: list[str] = []
+
+    waited: list[float] = []
+
+    def meanwhile() -> None:
+        _resolve_everything(scenario)
+        weekly = PublishSiteService(
+            scenario.stores, LocalFolderPublisher(site), scenario.blobs, scenario.clock, LOW,
+            sleep=waited.append,
+        )  # fmt: skip
+        attempts.append(weekly.run(WEEKLY).lease)
+
+    _tick(scenario)
+    racing = Racing(site, meanwhile)
+    older = PublishSiteService(scenario.stores, racing, scenario.blobs, scenario.clock, LOW)
+    assert older.run(DAILY).lease == "held"
+    assert attempts == ["busy"] and waited == [2.0, 4.0, 8.0, 16.0]  # it waited, then gave up
+    assert _service(scenario, site).run(WEEKLY).lease == "held"  # the retry
+    _assert_as_fresh(scenario, site, tmp_path / "fresh", WEEKLY)
+    (cohort,) = scenario.stores.cohorts.cohorts()
+    live = json.loads((site / f"data/live/{cohort.cohort_id}.json").read_bytes())
+    fresh = json.loads((tmp_path / f"fresh/data/live/{cohort.cohort_id}.json").read_bytes())
+    assert live == fresh
+
+
+def test_a_lease_left_by_a_publication_that_died_is_taken_over(tmp_path: Path) -> None:
+    scenario = build(tmp_path / "unused", weeks=1, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    LocalFolderPublisher(site).open("died", scenario.clock.now(), timedelta(minutes=15))
+    _tick(scenario)
+    assert _service(scenario, site).run(None).lease == "busy"  # the next tick: nothing
+    _tick(scenario)
+    report = _service(scenario, site).run(None)  # the lease expired: taken over
+    assert report.lease == "held" and report.scope == "board"
+    _assert_as_fresh(scenario, site, tmp_path / "fresh")
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["cut", "edited", "removed", "older-format"],
+)
+def test_reader_files_damaged_out_of_band_are_never_read_and_are_repaired(
+    tmp_path: Path, damage: str
+) -> None:
+    """The tables a publication used to read back (positions, markets, costs), a page and the
+    dataset's zip, damaged: every publication runs as before and writes what it computes;
+    the weekly one rewrites what the bucket holds otherwise."""
+    scenario = build(tmp_path / "unused", weeks=2, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, WEEKLY)
+    _resolve_everything(scenario)
+    _publish(scenario, site, DAILY)
+    hit = (
+        "data/position_returns.json",
+        "data/markets.json",
+        "data/costs.json",
+        "data/markets.csv",
+        "models/grok-4.html",
+        "data/dataset.zip",
+        f"data/cohorts/{scenario.stores.cohorts.cohorts()[0].cohort_id}/prompts.csv",
+    )
+    sealed = [c.cohort_id for c in scenario.stores.cohorts.cohorts()[:1]]
+    for path in hit:
+        target = site / path
+        if damage == "cut":
+            target.write_bytes(target.read_bytes()[:7])
+        elif damage == "edited":
+            target.write_bytes(target.read_bytes().replace(b"0", b"1"))
+        elif damage == "removed":
+            target.unlink()
+        else:  # rows of an older or foreign format, extra keys and NaN
+            target.write_bytes(b'[{"market_id": "m1", "extra": NaN, "cost_usd": "x"}]')
+    for scope in (BOARD, DAILY):
+        _tick(scenario)
+        assert _service(scenario, site).run(scope).lease == "held"
+    _tick(scenario)
+    report = _service(scenario, site).run(WEEKLY)
+    assert {"data/dataset.zip", "data/costs.json"} <= set(report.repaired)
+    assert {f"data/cohorts/{cohort}/prompts.csv" for cohort in sealed} <= set(report.repaired)
+    _assert_as_fresh(scenario, site, tmp_path / "fresh", WEEKLY)  # every file as drawn
+
+
+@pytest.mark.parametrize("garbage", [b"{not json", b"[" * 100_000], ids=["not-json", "nested-deep"])
+def test_an_unreadable_manifest_part_keeps_the_dataset_whole(
+    tmp_path: Path, garbage: bytes
+) -> None:
+    """The part listing the cohorts' tables cannot be read: its files are published again, and
+    ``dataset.zip`` still holds every cohort's prompts and replies (it is built from what the
+    publication computed or sealed, not from the manifest)."""
+    scenario = build(tmp_path / "unused", weeks=2, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, WEEKLY)
+    _resolve_everything(scenario)
+    _publish(scenario, site, DAILY)
+    for name in ("data/cohorts", "cohorts", "decisions"):
+        (state_folder(site) / part_key(name).removeprefix(INTERNAL)).write_bytes(garbage)
+    _tick(scenario)
+    _publish(scenario, site, WEEKLY)
+    _assert_as_fresh(scenario, site, tmp_path / "fresh", WEEKLY)
+    names = zipfile.ZipFile(site / "data/dataset.zip").namelist()
+    for cohort in scenario.stores.cohorts.cohorts():
+        for table in ("prompts", "replies"):
+            assert f"dataset/cohorts/{cohort.cohort_id}/{table}.csv" in names
+
+
+@pytest.mark.parametrize("earlier", ["root-format", "state-version", "manifest-of-before"])
+def test_an_earlier_version_s_bookkeeping(tmp_path: Path, earlier: str) -> None:
+    """A root of another format or a state of another version is published anew (and says
+    so); the bookkeeping files of before (the manifest in parts, the carried state) are not
+    read at all."""
+    scenario = build(tmp_path / "unused", weeks=2, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    root = state_folder(site) / ROOT.removeprefix(INTERNAL)
+    header, _, payload = root.read_bytes().partition(b"\n")
+    if earlier == "root-format":
+        root.write_bytes(header.replace(b'"format":2', b'"format":1') + b"\n" + payload)
+    elif earlier == "state-version":
+        state = _state(site)
+        root.write_bytes(header + b"\n" + state.model_copy(update={"version": 4}).dump())
+    else:
+        for key in EARLIER_ROOTS:
+            path = state_folder(site) / key.removeprefix(INTERNAL)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(json.dumps({"index.html": "0" * 64}).encode())
+        carried = state_folder(site) / "carried/leaderboard.json.gz"
+        carried.parent.mkdir(parents=True, exist_ok=True)
+        carried.write_bytes(gzip.compress(b'{"version": 4, "series": {}}'))
+    _tick(scenario)
+    report = _service(scenario, site).run(DAILY)
+    if earlier == "root-format":
+        assert report.notes and report.uploaded == report.files  # published anew
+    elif earlier == "state-version":
+        assert report.notes == ("a state of version 4",)
+    _assert_as_fresh(scenario, site, tmp_path / "fresh", DAILY)
+
+
+def test_a_state_copied_from_another_site_is_not_trusted(tmp_path: Path) -> None:
+    other = build(tmp_path / "unused-other", weeks=2, extra=6, rules=LOW)
+    _publish(other, tmp_path / "other", DAILY)
+    scenario = build(tmp_path / "unused", weeks=1, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    for path in state_folder(tmp_path / "other").rglob("*"):
+        if path.is_file():
+            target = state_folder(site) / path.relative_to(state_folder(tmp_path / "other"))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+    _tick(scenario)
+    report = _service(scenario, site).run(DAILY)
+    assert "a state written for another site" in report.notes
+    _assert_as_fresh(scenario, site, tmp_path / "fresh", DAILY)
+
+
+def test_a_market_question_changed_upstream_is_shown_by_the_decision_pages(
+    tmp_path: Path,
+) -> None:
+    scenario = build(tmp_path / "unused", weeks=1, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    (market,) = scenario.stores.markets.get_markets(["m1"]).values()
+    scenario.stores.markets.save_markets([market.model_copy(update={"question": "Renamed?"})])
+    _tick(scenario)
+    report = _service(scenario, site).run(DAILY)
+    assert any(p.startswith("decisions/") for p in report.paths)
+    _assert_as_fresh(scenario, site, tmp_path / "fresh", DAILY)
+    pages = [p.read_text() for p in (site / "decisions").glob("*.html")]
+    assert any("Renamed?" in page for page in pages)
+
+
+def test_ids_can_never_take_an_index_page_s_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A family and a market whose id is ``index``: their pages are ``index~.html`` (no id
+    holds ``~``), the models and markets pages stay the index pages, and every link to them
+    names that file."""
+    from tests.support import scenario as scenario_module  # noqa: PLC0415
+
+    lineup = scenario_module.default_lineup()
+    renamed = (lineup[1].model_copy(update={"family_id": "index"}), *lineup[:1], *lineup[2:])
+    monkeypatch.setattr(scenario_module, "default_lineup", lambda: renamed)
+    original = scenario_module.extra_markets
+
+    def with_index(week_start: datetime, count: int) -> list[Market]:
+        found = original(week_start, count)
+        return [found[0].model_copy(update={"market_id": "index"}), *found[1:]] if found else []
+
+    monkeypatch.setattr(scenario_module, "extra_markets", with_index)
+    scenario = build(tmp_path / "unused", weeks=1, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    assert (site / "models/index~.html").is_file() and (site / "markets/index~.html").is_file()
+    assert "<h1>Models</h1>" in (site / "models/index.html").read_text()
+    assert "<h1>Markets</h1>" in (site / "markets/index.html").read_text()
+    pages = [p.read_text() for p in site.rglob("*.html")]
+    assert any('models/index~.html"' in page for page in pages)
+    assert any('index~.html"' in page and "market" in page for page in pages)
+    for page in pages:
+        for link in re.findall(r'href="([^"#]+)"', page):
+            assert not link.endswith(("models/index.html", "markets/index.html")) or (
+                "Models" in page and "Markets" in page
+            )

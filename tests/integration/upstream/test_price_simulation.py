@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -124,3 +125,54 @@ def test_live_markets_settle_by_their_end_date_with_their_own_odds() -> None:
     assert 280 <= yes <= 360  # drawn with the market's 80% (seeded: the same every run)
     before = parse_market(inside[0] | live.fields_for("0", START + timedelta(days=2)))
     assert before.status is MarketStatus.OPEN
+
+
+def _recorded_change_rate(fixtures_dir: Path, name: str) -> float:
+    """The share of ten-minute steps at which a recorded price history changed."""
+    history = json.loads((fixtures_dir / "polymarket" / "prices_history" / name).read_text())
+    by_step = {point["t"] // 600: point["p"] for point in history["history"]}
+    prices = [by_step[step] for step in sorted(by_step)]
+    return sum(a != b for a, b in itertools.pairwise(prices)) / (len(prices) - 1)
+
+
+def test_prices_and_volume_move_on_every_pass_as_live_markets_do(
+    dump: list[dict[str, Any]], fixtures_dir: Path
+) -> None:
+    """The cost model meters this churn: prices moved once an hour and volume never (the meter
+    saw one pass in six, and no write for volume)."""
+    simulation = PriceSimulation(dump, seed=4, start=START, horizon=HORIZON)
+    passes = [START + timedelta(days=1, minutes=10 * i) for i in range(37)]  # six hours
+    states = [simulation.state_at(moment) for moment in passes]
+    open_ids = [i for i, f in states[-1].items() if not f["closed"] and "volume" in f]
+    moved = changed = 0
+    for before, after in itertools.pairwise(states):
+        for market_id in open_ids:
+            changed += before[market_id]["outcomePrices"] != after[market_id]["outcomePrices"]
+            moved += before[market_id]["volume"] != after[market_id]["volume"]
+            assert after[market_id]["volumeNum"] > before[market_id]["volumeNum"]
+    steps = len(open_ids) * (len(passes) - 1)
+    assert moved == steps  # volume: every market, every pass
+    share = changed / steps
+    recorded = [
+        _recorded_change_rate(fixtures_dir, name)
+        for name in (
+            "wom_prices_history_token_1111281915_interval_1m_fidelity10.json",  # a month
+            "wom_prices_history_token_1111281915_interval_1d.json",  # its last day
+        )
+    ]
+    month, day = recorded
+    assert 0.05 < month < day < 0.2  # the recorded churn: 10% of steps a month, 15% its last day
+    assert abs(share - day) < 0.03  # the busier of the two, within sampling
+    # within one hour, passes other than the hour's first see moves too
+    within = [s[open_ids[0]]["outcomePrices"] for s in states[1:6]]
+    assert len(set(within)) > 1 or len({s[open_ids[1]]["outcomePrices"] for s in states[1:6]}) > 1
+
+
+def test_volume_keeps_the_markets_in_their_recorded_order(dump: list[dict[str, Any]]) -> None:
+    simulation = PriceSimulation(dump, seed=4, start=START, horizon=HORIZON)
+    later = simulation.state_at(START + timedelta(days=5))
+    recorded = sorted(
+        (r for r in dump if not r["closed"]), key=lambda r: float(r["volumeNum"]), reverse=True
+    )
+    grown = [later[str(r["id"])]["volumeNum"] for r in recorded]
+    assert grown == sorted(grown, reverse=True)

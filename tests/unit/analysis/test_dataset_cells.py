@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from arena_core.analysis.dataset import KEYS, Cell, cells
+from arena_core.dataset import fields
 from arena_core.errors import DatasetError
-from arena_core.site import fields
 
 
 def cell(**row: str) -> Cell:

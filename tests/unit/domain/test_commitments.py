@@ -35,6 +35,7 @@ from arena_core.domain.decisions import (
     TradeAudit,
 )
 from arena_core.domain.panel import PanelForecast
+from arena_core.errors import InvalidIdError
 
 AT = datetime(2026, 3, 1, 0, 5, tzinfo=UTC)
 H1, H2, H3 = (hashlib.sha256(x).hexdigest() for x in (b"one", b"two", b"three"))
@@ -224,7 +225,13 @@ def test_keys_are_safe_and_unique_per_run() -> None:
         decision_key("../etc", H1)
     with pytest.raises(ValueError):
         decision_key("c.x.w001", "not-a-digest")
-    assert run_key(AT, "run 1/a") == "commitments/runs/20260301T000500Z-run-1-a.json"
+    assert run_key(AT, "run-1") == "commitments/runs/20260301T000500Z-run-1.json"
+    # Distinct execution names are distinct runs (they all mapped to run-1 before)
+    names = ["run-1", "run:1", "run-1-", "run-1.", "run_1"]
+    assert len({run_key(AT, name) for name in names}) == len(names)
+    for hostile in ("run 1/a", "", "-run", "x" * 81, "run\n1"):
+        with pytest.raises(InvalidIdError):
+            run_key(AT, hostile)
 
 
 def test_the_log_only_appends_new_keys_ordered_by_time_then_key() -> None:

@@ -14,9 +14,11 @@ import pytest
 from arena_core.analysis.clustered import Clustering
 from arena_core.analysis.figures import Figure, Rules
 from arena_core.analysis.pairs import PairResult, Verdict
+from arena_core.dataset import boards, exports
+from arena_core.dataset.board_inputs import read_settings, settings_json
+from arena_core.dataset.boards import Standing, build
 from arena_core.errors import DatasetError
-from arena_core.site import boards, exports, pairwise
-from arena_core.site.boards import Standing, build, read_settings, settings_json
+from arena_core.site import pairwise
 
 RULES = Rules(min_forecasts=6, min_cohorts=2, min_weeks=2, min_events=2, min_return_cohorts=2)
 START = datetime(2026, 3, 1, tzinfo=UTC)

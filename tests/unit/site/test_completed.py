@@ -1,7 +1,7 @@
-"""The completed cohorts' part of the returns tables (``site/completed.py``): assembled with
-the live rows it is the table formatted whole, and its records are the table parsed whole; it
-holds under its key until a held position ends; read back it is what was kept, and anything
-else is not trusted."""
+"""The sealed cohorts' part of the returns tables (``publication/completed.py``): assembled with
+the live rows it is the table formatted whole, and its records are the table parsed whole; the
+memo keeps it under what it is computed from until a held position ends; read back it is what
+was kept, and anything else is not trusted."""
 
 from __future__ import annotations
 
@@ -12,14 +12,12 @@ from decimal import Decimal
 import pytest
 
 from arena_core.analysis import dataset
+from arena_core.dataset import exports
 from arena_core.ports.publisher import digest
-from arena_core.site import exports
-from arena_core.site.completed import (
-    CompletedPart,
-    LiveReturns,
-    completed_key,
-    computed,
-)
+from arena_core.publication.completed import CompletedPart, LiveReturns, computed
+from arena_core.publication.memo import inputs_digest
+from arena_core.publication.slots import COMPLETED
+from tests.support.memo import Bookkeeping
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 DONE = {"c2026-05-03", "c2026-05-10"}
@@ -46,7 +44,6 @@ def _part(until: timedelta | None = timedelta(days=3)) -> CompletedPart:
     positions: list[dict[str, object]] = [{"closes_at": NOW + until}] if until else []
     positions += [{"closes_at": NOW - timedelta(days=1)}, {"closes_at": None}]
     return computed(
-        "key",
         NOW,
         returns=ROWS,
         completed=DONE,
@@ -75,8 +72,8 @@ def _parsed_whole(rows: list[dict[str, object]]) -> list[dataset.CohortRecord]:
 
 
 def test_its_records_with_the_live_rows_are_the_table_parsed_whole() -> None:
-    part = CompletedPart.load("key", _part().dump())  # as a tick finds it: read back
-    assert part is not None and len(part.records) == 6
+    part = CompletedPart.load(_part().dump())  # as a tick finds it: read back
+    assert len(part.records) == 6
     live = [r for r in ROWS if r["cohort_id"] not in DONE]
     assert LiveReturns(part, live).records() == _parsed_whole(ROWS)
     moved = [{**r, "return_pct": Decimal("-7.125"), "trades": 5} for r in live]
@@ -89,27 +86,40 @@ def test_its_records_with_the_live_rows_are_the_table_parsed_whole() -> None:
     assert [r.trades for r in found if r.result.cohort_id not in DONE] == [5] * 6
 
 
-def test_the_part_holds_under_its_key_until_a_held_position_ends() -> None:
+def _kept_at(books: Bookkeeping, at: datetime, inputs: object, part: CompletedPart) -> str:
+    """Ask the memo for the part at ``at``: what it says of the kept one ("hit" or why not)."""
+    memo, objects = books.open(at)
+    memo.get(COMPLETED, "board/v1/completed", inputs, lambda: part, until=lambda p: p.until)
+    books.save(memo, objects)
+    return dict(memo.misses).get("board/v1/completed", "hit")
+
+
+def test_the_part_holds_under_its_inputs_until_a_held_position_ends() -> None:
     part = _part()
     assert part.until == NOW + timedelta(days=3)
-    assert part.holds("key", NOW + timedelta(days=2))
-    assert not part.holds("key", NOW + timedelta(days=3))
-    assert not part.holds("another key", NOW)
-    assert _part(None).until is None and _part(None).holds("key", NOW + timedelta(days=999))
+    books = Bookkeeping()
+    assert _kept_at(books, NOW, ["v1", ["c1"]], part) == "absent"
+    assert _kept_at(books, NOW + timedelta(days=2), ["v1", ["c1"]], part) == "hit"
+    assert _kept_at(books, NOW + timedelta(days=2), ["v1", ["c2"]], part) == "inputs changed"
+    found = _kept_at(books, NOW + timedelta(days=3), ["v1", ["c2"]], part)
+    assert found.startswith("expired at 2026-06-04")
+    assert _part(None).until is None
+    assert _kept_at(books, NOW, ["v1"], _part(None)) == "inputs changed"
+    assert _kept_at(books, NOW + timedelta(days=999), ["v1"], _part(None)) == "hit"
 
 
-def test_the_key_moves_with_the_completed_cohorts_and_the_families() -> None:
-    key = completed_key("v1", ["c1", "c2"], ["a", "b"])
-    assert completed_key("v1", ["c2", "c1"], ["b", "a"]) == key
-    assert completed_key("v1", ["c1"], ["a", "b"]) != key
-    assert completed_key("v1", ["c1", "c2"], ["a"]) != key
-    assert completed_key("v1+panel", ["c1", "c2"], ["a", "b"]) != key
-    assert completed_key("v1", ["c1", "c2", "a"], ["b"]) != key  # no sliding across
+def test_the_inputs_move_with_the_sealed_cohorts_and_the_families() -> None:
+    key = inputs_digest(["v1", ["c1", "c2"], ["a", "b"]])
+    assert inputs_digest(["v1", ["c1", "c2"], ["a", "b"]]) == key
+    assert inputs_digest(["v1", ["c1"], ["a", "b"]]) != key
+    assert inputs_digest(["v1", ["c1", "c2"], ["a"]]) != key
+    assert inputs_digest(["v1+panel", ["c1", "c2"], ["a", "b"]]) != key
+    assert inputs_digest(["v1", ["c1", "c2", "a"], ["b"]]) != key  # no sliding across
 
 
 def test_read_back_it_is_what_was_kept() -> None:
     part = _part()
-    assert CompletedPart.load("key", part.dump()) == part
+    assert CompletedPart.load(part.dump()) == part
 
 
 def _sound() -> dict[str, object]:
@@ -122,8 +132,8 @@ def _sound() -> dict[str, object]:
 
 
 def test_a_sound_part_reads_back() -> None:
-    part = CompletedPart.load("key", json.dumps(_sound()))
-    assert part is not None and part.returns == (("a", "c1", "l", "i"),)
+    part = CompletedPart.load(json.dumps(_sound()))
+    assert part.returns == (("a", "c1", "l", "i"),)
     (record,) = part.records
     assert (record.result.family_id, record.result.cohort_id) == ("a", "c1")
     assert (record.result.return_pct, record.total_pnl, record.trades) == (1.5, Decimal(150), 2)
@@ -147,10 +157,12 @@ BROKEN: dict[str, dict[str, object]] = {
 
 @pytest.mark.parametrize("text", ["", "[]", "{}"], ids=["empty", "list", "object"])
 def test_what_is_not_a_part_is_not_trusted(text: str) -> None:
-    assert CompletedPart.load("key", text) is None
+    with pytest.raises((ValueError, TypeError)):
+        CompletedPart.load(text)
 
 
 @pytest.mark.parametrize("broken", list(BROKEN.values()), ids=list(BROKEN))
 def test_anything_else_is_not_trusted(broken: dict[str, object]) -> None:
     text = json.dumps({**_sound(), **broken})
-    assert CompletedPart.load("key", text) is None
+    with pytest.raises((ValueError, TypeError)):
+        CompletedPart.load(text)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from arena_core.site.exports import to_csv, to_json
+from arena_core.dataset.exports import to_csv, to_json
 
 READER_LIMIT = 131_072  # Python's csv.field_size_limit() by default
 

@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from arena_core.analysis.figures import Rules
+from arena_core.dataset.boards import build
+from arena_core.dataset.exports import FORMULA_TRIGGERS, cell, to_csv, to_json
 from arena_core.domain.lineup import AgentKind
 from arena_core.domain.portfolio import PortfolioSnapshot, Position, TradeKind
-from arena_core.site.boards import build
-from arena_core.site.collect import LeaderboardData
-from arena_core.site.exports import FORMULA_TRIGGERS, cell, to_csv, to_json
 from arena_core.site.live import live_values
 from arena_core.site.render import LIVE_AGENT_FIGURES, LIVE_POSITION_FIGURES, SiteRenderer
+from arena_core.site.views import LeaderboardData
 
 TRIGGERS = ("=", "+", "-", "@", "\t", "\r")  # the leading characters this module tests
 PAGE_TRIGGERS = ("=", "+", "-", "@", "＝", "＋", "－", "＠")  # what the data page lists
@@ -116,7 +116,7 @@ def _empty_board() -> LeaderboardData:
 
 def test_the_data_page_states_the_rule() -> None:
     assert FORMULA_TRIGGERS == PAGE_TRIGGERS  # the page below lists them: change both together
-    page = SiteRenderer(NOW).global_files([_empty_board()], [])["data/index.html"].decode()
+    page = SiteRenderer(NOW).global_pages([_empty_board()], [])["data/index.html"].decode()
     text = " ".join(page.split())
     for character in PAGE_TRIGGERS:
         assert f"<code>{character}</code>" in text
@@ -145,6 +145,6 @@ def test_the_data_page_names_every_figure_of_the_live_files() -> None:
     assert {key.split("/")[1] for key in values if key.startswith("p1/")} == set(
         LIVE_POSITION_FIGURES
     )
-    text = SiteRenderer(NOW).global_files([_empty_board()], [])["data/index.html"].decode()
+    text = SiteRenderer(NOW).global_pages([_empty_board()], [])["data/index.html"].decode()
     assert "live/&lt;cohort_id&gt;.json" in text
     assert all(name in text for name in (*LIVE_AGENT_FIGURES, *LIVE_POSITION_FIGURES))

@@ -1,14 +1,16 @@
-"""What the forecasts table is computed from (``inputs.forecasts_key``): the same counts of
-scored bets over the same cohorts give the same key, a score more, another methodology or
-another cohort another; ``inputs.next_maturity`` says until when a key holds."""
+"""What the forecasts table's digests are kept under (``publication/boards.py``: the
+methodology, each family's scored count and the cohorts, digested canonically by the memo): the
+same counts over the same cohorts give the same key, a score more, another methodology or
+another cohort another; ``rows.next_maturity`` says until when the kept digests hold."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
+from arena_core.dataset.rows import next_maturity
 from arena_core.domain.portfolio import BetScore
-from arena_core.site.inputs import forecasts_key, next_maturity
+from arena_core.publication.memo import inputs_digest
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -21,6 +23,11 @@ def _score(trade_id: str, closes_in: timedelta) -> BetScore:
         market_brier=Decimal("0.25"), log_score=Decimal("-0.51"), scored_at=NOW,
         closes_at=NOW + closes_in,
     )  # fmt: skip
+
+
+def forecasts_key(methodology: str, counts: dict[str, int], cohorts: list[str]) -> str:
+    """The inputs the forecasts table's digests are kept under, as the board reader gives them."""
+    return inputs_digest([methodology, counts, sorted(cohorts)])
 
 
 def test_the_key_moves_with_what_the_table_shows_and_nothing_else() -> None:

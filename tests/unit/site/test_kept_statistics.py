@@ -1,10 +1,13 @@
-"""The forecasts' statistics kept between publications (``boards.build``'s ``kept``,
-``analysis/stored.py``): read back they are the board computed afresh, to the bit; they are
-read only for the same forecasts, families, rules and code, and never trusted when unreadable."""
+"""The forecasts' statistics kept between publications (``boards.build``'s ``keep``, through the
+publication's memo; ``analysis/stored.py``): read back they are the board computed afresh, to the
+bit; they are read only for the same forecasts, families, rules and code, and never trusted when
+unreadable."""
 
 from __future__ import annotations
 
+import gzip
 import math
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -13,9 +16,11 @@ from arena_core.analysis import board as board_module
 from arena_core.analysis import stored
 from arena_core.analysis.board import analyze_forecasts
 from arena_core.analysis.figures import BRIER, PEER
+from arena_core.dataset import board_parts, exports
+from arena_core.dataset.boards import build
 from arena_core.errors import DatasetError
-from arena_core.site import boards, exports
-from arena_core.site.boards import build
+from arena_core.publication import memo as memo_module
+from tests.support.memo import Bookkeeping
 from tests.unit.analysis.test_board import forecast
 from tests.unit.site.test_boards import RULES, bet, family, returns, skilled_bets, tables
 
@@ -41,17 +46,25 @@ def _table(name: str, rows: list[dict[str, object]]) -> bytes:
 
 
 class Counting:
-    """How often ``boards`` calls one of its analyses (the forecasts' by default)."""
+    """How often the build calls one of its analyses (the forecasts' by default)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, name: str = "analyze_forecasts") -> None:
         self.calls = 0
-        original = getattr(boards, name)
+        original = getattr(board_parts, name)
 
         def counted(*args: object, **kwargs: object) -> object:
             self.calls += 1
             return original(*args, **kwargs)
 
-        monkeypatch.setattr(boards, name, counted)
+        monkeypatch.setattr(board_parts, name, counted)
+
+
+def _garble(books: Bookkeeping, part: str, text: str) -> None:
+    """Keep ``text`` as the part's value, under its own key and in its own (linked) shard."""
+    memo, objects = books.open()
+    entry = memo._shard("board")[f"board/v1/{part}"]
+    memo._keep(f"board/v1/{part}", replace(entry, text=text))
+    books.save(memo, objects)
 
 
 def test_a_board_reads_back_as_computed_to_the_bit() -> None:
@@ -89,15 +102,17 @@ def test_the_same_forecasts_are_analysed_once_and_give_the_same_board(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     counting = Counting(monkeypatch)
-    kept: boards.Kept = {}
-    first = build(_tables(), "v1", RULES, kept)
-    again = build(_tables(), "v1", RULES, kept)
-    assert counting.calls == 1 and set(kept) == {"v1/bets", "v1/returns"}
+    books = Bookkeeping()
+    first = build(_tables(), "v1", RULES, keep=books.keep())
+    keep = books.keep()
+    again = build(_tables(), "v1", RULES, keep=keep)
+    assert counting.calls == 1 and keep.misses == []
+    assert set(books.state.links) == {"memo/board"}
     assert again == first == build(_tables(), "v1", RULES)  # and as without anything kept
     # The live returns are not part of what is kept: a new cohort's return moves the board
     moved = _tables()
     moved["family_returns"] = _table("family_returns", [returns("sharp", "c2026-03-08", "50", 2)])
-    row = build(moved, "v1", RULES, kept).row("sharp")
+    row = build(moved, "v1", RULES, keep=books.keep()).row("sharp")
     assert counting.calls == 2  # (the third call, without kept)
     assert row is not None and row.result is not None and row.trading is not None
     assert row.result.provisional_return == pytest.approx(0.5)
@@ -107,8 +122,8 @@ def test_the_same_forecasts_are_analysed_once_and_give_the_same_board(
 @pytest.mark.parametrize("change", ["forecasts", "families", "rules", "code", "garbage"])
 def test_anything_else_is_analysed_again(monkeypatch: pytest.MonkeyPatch, change: str) -> None:
     counting = Counting(monkeypatch)
-    kept: boards.Kept = {}
-    build(_tables(), "v1", RULES, kept)
+    books = Bookkeeping()
+    build(_tables(), "v1", RULES, keep=books.keep())
     found, rules = _tables(), RULES
     if change == "forecasts":  # one bet more
         found["forecasts"] = _table("forecasts", [*_bets(), bet("fair", 2, "z", "0.3", 1, "NO")])
@@ -117,12 +132,16 @@ def test_anything_else_is_analysed_again(monkeypatch: pytest.MonkeyPatch, change
     elif change == "rules":
         rules = type(RULES)(min_forecasts=7, min_cohorts=2, min_weeks=2, min_events=2)
     elif change == "code":
-        monkeypatch.setattr(boards, "code_digest", lambda: "other code")
+        monkeypatch.setattr(memo_module, "code_digest", lambda: "other code")
     else:
-        key, _ = kept["v1/bets"]
-        kept["v1/bets"] = (key, "{not json")
-    result = build(found, "v1", rules, kept)
+        _garble(books, "bets", "{not json")
+    keep = books.keep()
+    result = build(found, "v1", rules, keep=keep)
     assert counting.calls == 2
+    assert dict(keep.misses)["board/v1/bets"] == {
+        "forecasts": "inputs changed", "families": "inputs changed", "rules": "inputs changed",
+        "code": "new code", "garbage": "unreadable",
+    }[change]  # fmt: skip
     assert result == build(found, "v1", rules)
 
 
@@ -156,8 +175,8 @@ def test_return_statistics_are_kept_while_no_cohort_matures(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     counting = Counting(monkeypatch, "return_statistics")
-    kept: boards.Kept = {}
-    first = build(_matured_tables(3), "v1", RULES, kept)
+    books = Bookkeeping()
+    first = build(_matured_tables(3), "v1", RULES, keep=books.keep())
     sharp = first.row("sharp")
     assert sharp is not None and sharp.result is not None and sharp.result.returns is not None
     assert first.bets.return_pairs  # something to keep
@@ -166,12 +185,12 @@ def test_return_statistics_are_kept_while_no_cohort_matures(
     text = moved["family_returns"].decode().replace(",0.0300,3.00,", ",0.0900,9.00,")
     assert text != moved["family_returns"].decode()
     moved["family_returns"] = text.encode()
-    again = build(moved, "v1", RULES, kept)
+    again = build(moved, "v1", RULES, keep=books.keep())
     assert counting.calls == 1
     assert again == build(moved, "v1", RULES)  # as without anything kept
     assert again.row("sharp") != first.row("sharp")
     # A cohort more matured: computed again
-    more = build(_matured_tables(4), "v1", RULES, kept)
+    more = build(_matured_tables(4), "v1", RULES, keep=books.keep())
     assert counting.calls == 3 and more == build(_matured_tables(4), "v1", RULES)
     assert more.bets.return_pairs != first.bets.return_pairs
 
@@ -181,21 +200,22 @@ def test_return_statistics_are_computed_again_for_anything_else(
     monkeypatch: pytest.MonkeyPatch, change: str
 ) -> None:
     counting = Counting(monkeypatch, "return_statistics")
-    kept: boards.Kept = {}
-    build(_matured_tables(3), "v1", RULES, kept)
+    books = Bookkeeping()
+    build(_matured_tables(3), "v1", RULES, keep=books.keep())
     found, rules = _matured_tables(3), RULES
     if change == "positions":  # the same cohorts matured, another P/L
         found["position_returns"] = _matured_tables(3, pnl="20")["position_returns"]
     elif change == "rules":
         rules = type(RULES)(min_forecasts=7, min_cohorts=2, min_weeks=2, min_events=2)
     elif change == "code":
-        monkeypatch.setattr(boards, "code_digest", lambda: "other code")
+        monkeypatch.setattr(memo_module, "code_digest", lambda: "other code")
     elif change == "garbage":
-        key, _ = kept["v1/returns"]
-        kept["v1/returns"] = (key, '{"figures": {}, "pairs": "no"}')
-    else:  # kept under this key with other families: not trusted
-        key, text = kept["v1/returns"]
-        kept["v1/returns"] = (key, text.replace('"sharp"', '"other"'))
-    result = build(found, "v1", rules, kept)
+        _garble(books, "returns", '{"figures": {}, "pairs": "no"}')
+    else:  # the shard changed out of band (other families): not the one the state links
+        shard = books.shard("board")
+        text = gzip.decompress(books.objects[shard])
+        assert b"sharp" in text
+        books.objects[shard] = gzip.compress(text.replace(b"sharp", b"other"))
+    result = build(found, "v1", rules, keep=books.keep())
     assert counting.calls == 2
     assert result == build(found, "v1", rules)

@@ -5,6 +5,13 @@ exists, so nothing is ever overwritten) and, when the deployment sets one, an Ob
 retention. The log is replaced with ``If-Match`` on the ETag read (412 when another writer
 changed it first) or ``If-None-Match`` for the first line. 409 ConditionalRequestConflict (two
 conditional writes of one key in flight) is a lost race too.
+
+The functions run on the Lambda runtime's own boto3 (the layer does not ship one). botocore
+knows S3's conditional writes only from late 2024 (``IfNoneMatch`` then ``IfMatch`` on
+PutObject): on an older copy every decision would fail after its trades were written. The store
+checks its client's own service model when it is built, at the first use of a cold start,
+before anything is claimed or written, and refuses to start (``ConfigurationError``, naming the
+botocore version found) on a copy that lacks them.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from arena_core.adapters.object_lock import ObjectLock, lock_arguments
-from arena_core.errors import ConflictError, PersistenceError
+from arena_core.errors import ConfigurationError, ConflictError, PersistenceError
 from arena_core.ports.commitment_store import CommitmentStore, Stored
 
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -27,12 +34,31 @@ def _code(exc: ClientError) -> str:
     return str(exc.response.get("Error", {}).get("Code", ""))
 
 
+CONDITIONAL_WRITES = ("IfNoneMatch", "IfMatch")
+
+
+def require_conditional_writes(client: Any) -> None:
+    """Refuse an S3 client whose SDK cannot send PutObject's conditional headers."""
+    members = client.meta.service_model.operation_model("PutObject").input_shape.members
+    missing = [name for name in CONDITIONAL_WRITES if name not in members]
+    if missing:
+        import botocore  # noqa: PLC0415
+
+        raise ConfigurationError(
+            f"this runtime's botocore {botocore.__version__} cannot send S3 conditional writes "
+            f"(PutObject lacks {', '.join(missing)}): commitments need a botocore from late "
+            "2024 or later (the tests ran 1.44). Move the functions to a newer Python runtime, "
+            "or add boto3 to the layer."
+        )
+
+
 def _content_type(key: str) -> str:
     return "application/json" if key.endswith(".json") else "text/plain; charset=utf-8"
 
 
 class S3CommitmentStore(CommitmentStore):
     def __init__(self, client: Any, bucket: str, *, lock: ObjectLock | None = None) -> None:
+        require_conditional_writes(client)
         self._client = client
         self._bucket = bucket
         self._lock = lock

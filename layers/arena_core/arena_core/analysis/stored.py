@@ -59,7 +59,7 @@ def from_plain(kind: Any, data: Any) -> Any:
     """A value of type ``kind`` from ``plain``'s JSON, parsed."""
     try:
         return _typed(kind, data)
-    except (ValueError, KeyError, TypeError, RecursionError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise DatasetError(f"a stored value cannot be read: {type(exc).__name__}") from exc
 
 

@@ -27,7 +27,10 @@ def in_calendar(moment: datetime, what: str = "time") -> datetime:
     (before anything is claimed or written)."""
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise RunRequestError(f"{what} {moment.isoformat()} has no time zone")
-    utc = moment.astimezone(UTC)
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError:  # year 1 east of UTC, 9999-12-31 west of it: no time in UTC
+        raise RunRequestError(f"{what} {moment.isoformat()} has no time in UTC") from None
     if not EARLIEST <= utc <= LATEST:
         raise RunRequestError(
             f"{what} {utc.isoformat()} is outside {EARLIEST.date()} to {LATEST.date()}"

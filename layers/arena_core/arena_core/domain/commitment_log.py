@@ -51,10 +51,17 @@ def decision_key(decision_id: str, sha256: str) -> str:
     return f"{DECISIONS_PREFIX}{decision_id}/{sha256}.json"
 
 
+EXECUTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")  # Step Functions', bounded
+
+
 def run_key(run_at: datetime, run_id: str) -> str:
-    """Unique per run: its time and its execution's name (made safe for a key)."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", "-", run_id).strip(".-")[:80] or "run"
-    return f"{RUNS_PREFIX}{run_at.strftime('%Y%m%dT%H%M%SZ')}-{safe}.json"
+    """Unique per run: its time and its execution's name. Distinct names give distinct keys
+    (``run-1``, ``run:1``, ``run-1-`` and ``run-1.`` are four runs): the name is kept as it is
+    but for ``:``, written ``~`` (a character no execution name holds). Anything but an
+    execution name is refused (``InvalidIdError``)."""
+    if not isinstance(run_id, str) or EXECUTION_NAME.fullmatch(run_id) is None:
+        raise InvalidIdError(f"not an execution name: {str(run_id)[:80]!r}")
+    return f"{RUNS_PREFIX}{run_at.strftime('%Y%m%dT%H%M%SZ')}-{run_id.replace(':', '~')}.json"
 
 
 def merkle_root(leaves: Sequence[str]) -> str:

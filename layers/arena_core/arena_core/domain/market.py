@@ -8,8 +8,9 @@ its own price (§10.4).
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from enum import StrEnum
+from typing import Any
 
 from pydantic import field_validator, model_validator
 
@@ -21,6 +22,9 @@ from arena_core.errors import UnknownSideError
 
 YES = "YES"
 NO = "NO"
+# The precision pages, live figures and exports show a price at (four decimals): a move below
+# it changes nothing a reader sees.
+SHOWN_PRICE = Decimal("0.0001")
 
 
 class MarketStatus(StrEnum):
@@ -137,3 +141,21 @@ class Market(DomainModel):
         if self.resolution is None or self.resolution.winner is None:
             raise ValueError(f"market {self.market_id} has no winner")
         return self.canonical_side(side) == self.canonical_side(self.resolution.winner)
+
+
+def _shown(price: Decimal | None) -> Decimal | None:
+    if price is None:
+        return None
+    try:
+        return price.quantize(SHOWN_PRICE)
+    except InvalidOperation:  # beyond the context's precision: compared as it is
+        return price
+
+
+def shown_state(market: Market) -> dict[str, Any]:
+    """What a market's stored state shows: everything but its volume (which moves with every
+    trade and is shown nowhere but in the weekly universes, captured apart), its prices at
+    the precision they are shown (``SHOWN_PRICE``)."""
+    state = market.model_dump(exclude={"volume"})
+    state["outcomes"] = [(o.name, _shown(o.price), o.token_id) for o in market.outcomes]
+    return state

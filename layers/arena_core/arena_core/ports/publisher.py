@@ -1,19 +1,32 @@
-"""Where the static site goes: an S3 bucket behind CloudFront, or a local folder for the demo."""
+"""Where the static site goes (an S3 bucket behind CloudFront, or a local folder for the demo),
+and how a publication writes to it: one at a time, under a lease, through a session that uploads
+only what changed.
+
+A publication opens a session (``SitePublisher.open``): the session holds the site's lease until
+it is committed or released, so two publications never interleave their writes (the snapshot
+tick and the weekly run's Finalize both publish). It hands the session lazy files
+(``LazyFile``: a path, its digest when known, its body on demand) and the session uploads those
+whose content differs from what was published; with ``repair`` it also checks what the bucket
+holds and rewrites what was changed or removed out of band. The publication's own state (what it
+carries to the next one) is one payload the session reads at opening and writes at commit, with
+the lease released in the same write.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import unicodedata
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from arena_core.errors import InvalidIdError
 
 MAX_KEY_BYTES = 1024  # S3's limit on a key
-# The publication's own bookkeeping (its manifest, what each cohort's pages were rendered from)
-# lives under this prefix: never a page or a file for readers. A folder publisher keeps it
-# beside the site folder; on S3 the distribution is refused it (infra/constructs/site.py).
+# The publication's own bookkeeping (its manifest, state, memo and sealed cohorts) lives under
+# this prefix: never a page or a file for readers. A folder publisher keeps it beside the site
+# folder; on S3 the distribution is refused it (infra/constructs/site.py).
 INTERNAL = "_internal/"
 
 
@@ -69,25 +82,87 @@ def digest(body: bytes) -> str:
 
 
 @dataclass(frozen=True)
+class LazyFile:
+    """A file of the site whose body is made only if it must be written: ``digest`` when the
+    publication knows it without making the body (a memo hit); ``kept``: a file this
+    publication does not redraw (a sealed cohort's, a settled market's), written only when it
+    is missing from the site or was changed out of band."""
+
+    path: str
+    body: Callable[[], bytes]
+    digest: str | None = None
+    kept: bool = False
+
+    @classmethod
+    def of(cls, path: str, body: bytes) -> LazyFile:
+        return cls(path, lambda: body, digest(body))
+
+
+def lazy_files(files: dict[str, bytes]) -> list[LazyFile]:
+    return [LazyFile.of(path, body) for path, body in files.items()]
+
+
+@dataclass(frozen=True)
 class PublishReport:
-    uploaded: tuple[str, ...]
+    uploaded: tuple[str, ...]  # every file written, in the order written
     unchanged: int
+    repaired: tuple[str, ...] = ()  # of those, the ones the bucket held otherwise out of band
+    checked: int = 0  # files compared with the bucket (a repairing publication)
+
+
+@dataclass
+class Opened:
+    """What a session found at opening: the state the last committed publication left (None:
+    none, or unreadable) and who held the lease, if it was taken over after it expired."""
+
+    state: bytes | None
+    taken_over: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class PublishSession(ABC):
+    """One publication's hold on the site (its lease) and its writes."""
+
+    @property
+    @abstractmethod
+    def opened(self) -> Opened: ...
+
+    @abstractmethod
+    def read(self, key: str) -> bytes | None:
+        """A bookkeeping object (a key under ``INTERNAL``), or None when absent."""
+
+    @abstractmethod
+    def known(self, path: str) -> str | None:
+        """The digest a file was last published with (None: never, or not known)."""
+
+    @abstractmethod
+    def publish(self, files: Iterable[LazyFile], *, repair: bool = False) -> PublishReport:
+        """Write the files whose content changed (readers' files first, the bookkeeping under
+        ``INTERNAL`` after them); with ``repair``, also those the bucket holds otherwise than
+        the manifest records (changed or removed out of band)."""
+
+    @abstractmethod
+    def commit(self, state: bytes) -> None:
+        """Record what was published and the publication's state, and release the lease.
+        ``PublicationBusyError`` if the lease was taken over meanwhile (nothing recorded)."""
+
+    @abstractmethod
+    def release(self) -> None:
+        """Give the lease up without recording anything (a publication that failed)."""
 
 
 class SitePublisher(ABC):
+    @property
     @abstractmethod
-    def published(self) -> Mapping[str, str]:
-        """Path → content digest of everything already published."""
+    def identity(self) -> str:
+        """Where the site lives (a bucket, a folder): a state written elsewhere is not read."""
 
     @abstractmethod
-    def publish(
-        self, files: Mapping[str, bytes], known: Mapping[str, str] | None = None
-    ) -> PublishReport:
-        """Upload the files whose content changed; never delete (old cohorts stay published).
-        ``known``: the manifest as this publication read it (``published()``), not read again
-        (it lists every file of the site: a second read every ten minutes grows with it)."""
+    def open(self, owner: str, now: datetime, lease: timedelta) -> PublishSession:
+        """Take the site's lease for ``lease`` from ``now``. ``PublicationBusyError`` when
+        another publication holds it; a lease expired since is taken over."""
 
     @abstractmethod
-    def read(self, path: str) -> bytes | None:
-        """A published file's content (None when absent): what the weekly dataset bundle and
-        the markets table carry over from earlier publications."""
+    def get(self, path: str) -> bytes | None:
+        """A published object as the bucket holds it now (for tests and operators; a
+        publication reads no file it published for readers)."""

@@ -20,6 +20,7 @@ from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.market import MarketStatus
 from arena_core.domain.market_record import new_observations
 from arena_core.domain.portfolio import family_totals
+from arena_core.errors import MarketRefreshError
 from arena_core.ports.clock import Clock
 from arena_core.ports.market_source import MarketSource
 from arena_core.ports.stores import (
@@ -32,7 +33,7 @@ from arena_core.ports.stores import (
 )
 from arena_core.services.panel_scoring import PanelScoringReport, PanelScoringService
 from arena_core.services.settlement import MarketSettlement, settle_market
-from arena_core.services.snapshot import changed_markets, snapshot_of
+from arena_core.services.snapshot import changed_markets, refreshed_nothing, snapshot_of
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,11 @@ class ResolutionService:
         held = set(market_ids)
         # Panel questions' markets are fetched in the same requests; only held ones are settled.
         fetch = self._source.markets_by_id(sorted(held | set(panel.pending_market_ids())))
+        if refreshed_nothing(market_ids, fetch):
+            raise MarketRefreshError(
+                f"no market refreshed: {len(fetch.failed_ids)} markets failed "
+                f"({fetch.requests} requests); nothing was settled"
+            )
         fetched = [m for m in fetch.markets.values() if m.market_id in held]
         # Panel markets nobody holds are kept too (their state, resolution and provenance):
         # every market a panel asked about has its page and its row in the markets table.

@@ -7,12 +7,16 @@ valued at its last stored state, then at the position's last mark: a failed batc
 and never zeroes a position.
 
 Every pass writes one snapshot per agent at the exact snapshot time and one raw series point per
-family, and a market's stored state only when it changed. What summarises an hour is written
-once, by the first pass of the next hour, from the newest snapshots of the hour that closed
-(each agent's latest, read back before this pass writes): each agent's hourly snapshot and each
-family's hourly, daily and weekly points. Before, every pass rewrote them (and each agent's
-latest snapshot, with an index key): most of the table's write units, for values the next pass
-replaced ten minutes later.
+family, and a market's stored state only when what it shows changed (``changed_markets``: its
+status, resolution or a shown price; never its volume alone). A pass whose every market failed
+to refresh fails (``MarketRefreshError``) before it writes anything: its failure reaches the
+operator (the dead-letter queue's alarm) instead of a pass that marks nothing looking good.
+
+What summarises an hour is written once, by the first pass of the next hour, from the newest
+snapshots of the hour that closed (each agent's latest, read back before this pass writes): each
+agent's hourly snapshot and each family's hourly, daily and weekly points. Before, every pass
+rewrote them (and each agent's latest snapshot, with an index key): most of the table's write
+units, for values the next pass replaced ten minutes later.
 
 The first pass of each hour also writes the hour's sheet of prices (``HourlyMarks``): the first
 outcome's price of every held market it marked, one item for all of them, which the market
@@ -31,7 +35,7 @@ from typing import Protocol
 from arena_core.constants import SNAPSHOT_PERIOD
 from arena_core.domain import accounting
 from arena_core.domain.cohort import Agent, Cohort, CohortStatus
-from arena_core.domain.market import Market
+from arena_core.domain.market import Market, shown_state
 from arena_core.domain.market_record import HourlyMarks, new_observations
 from arena_core.domain.money import ZERO
 from arena_core.domain.portfolio import (
@@ -46,8 +50,9 @@ from arena_core.domain.portfolio import (
     snapshot_hour,
 )
 from arena_core.domain.valuation import totals
+from arena_core.errors import MarketRefreshError
 from arena_core.ports.clock import Clock
-from arena_core.ports.market_source import MarketSource
+from arena_core.ports.market_source import MarketFetch, MarketSource
 from arena_core.ports.stores import WithCohorts, WithLedger, WithMarkets, WithViews
 
 RESOLUTIONS = ("raw", "hour", "day", "week")
@@ -86,8 +91,24 @@ def effective_markets(
 
 
 def changed_markets(fresh: Iterable[Market], stored: Mapping[str, Market]) -> list[Market]:
-    """The fetched markets whose state differs from the stored one: the only ones to write."""
-    return [m for m in fresh if stored.get(m.market_id) != m]
+    """The fetched markets whose shown state differs from the stored one (``shown_state``: its
+    status, resolution, a price at the precision pages show it, its text): the only ones to
+    write. Never for volume alone: on live markets it moves with every trade, and writing each
+    held market (two write units with its index copy) on every pass was most of the passes'
+    writes. The hourly sheet of marks keeps the prices the market pages draw."""
+    found = []
+    for market in fresh:
+        before = stored.get(market.market_id)
+        if before is None or shown_state(before) != shown_state(market):
+            found.append(market)
+    return found
+
+
+def refreshed_nothing(held: Sequence[str], fetch: MarketFetch) -> bool:
+    """Whether a pass holding markets got none back because fetching failed (Polymarket
+    unreachable, every batch refused): such a pass would value every position at its last
+    price and look like a good one."""
+    return bool(held) and not fetch.markets and bool(fetch.failed_ids)
 
 
 def opens_hour(moment: datetime) -> bool:
@@ -168,10 +189,14 @@ class SnapshotService:
         clock: Clock,
         *,
         reads: SnapshotStores | None = None,
+        require_refresh: bool = True,
     ) -> None:
         """``reads``: the stores to read holdings, market states and latest snapshots from
         (eventually consistent ones, deployed: the last write they could miss is ten minutes
-        old); writes go to ``stores``."""
+        old); writes go to ``stores``. ``require_refresh``: a pass that refreshed none of its
+        markets fails (the scheduled passes); off, it marks at the last prices (the pass after
+        a decision run, whose own failure would leave the run unreported)."""
+        self._require_refresh = require_refresh
         self._cohorts = stores.cohorts
         self._ledger = (reads or stores).ledger
         self._markets = stores.markets
@@ -191,6 +216,11 @@ class SnapshotService:
         held = {i: [p for p in h.positions if p.is_open] for i, h in holdings.items()}
         market_ids = sorted({p.market_id for positions in held.values() for p in positions})
         fetch = self._source.markets_by_id(market_ids)
+        if self._require_refresh and refreshed_nothing(market_ids, fetch):
+            raise MarketRefreshError(
+                f"no market refreshed: {len(fetch.failed_ids)} of {len(market_ids)} held "
+                f"markets failed ({fetch.requests} requests); nothing was marked or written"
+            )
         stored = self._stored_markets.get_markets(market_ids)
         markets = effective_markets(fetch.markets, stored, market_ids)
         fresh = [m for m in fetch.markets.values() if _has_prices(m)]

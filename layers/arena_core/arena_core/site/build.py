@@ -31,11 +31,32 @@ def parse_simulation(text: str) -> frozenset[str]:
 class SiteBuild:
     simulated: frozenset[str] = frozenset()  # CLOCK, PRICES, REPLAYED
     stand_ins: bool = False  # some agent is a simulated stand-in
+    board_minutes: int = 10  # how often the leaderboard is regenerated
+    live_minutes: int = 30  # how often the live cohorts' figures are
 
     @classmethod
-    def of(cls, simulated: frozenset[str], cohorts: Iterable[Cohort]) -> SiteBuild:
+    def of(
+        cls,
+        simulated: frozenset[str],
+        cohorts: Iterable[Cohort],
+        *,
+        board_minutes: int = 10,
+        live_minutes: int = 30,
+    ) -> SiteBuild:
         stand_ins = any(spec.stand_in for c in cohorts for spec in c.lineup)
-        return cls(simulated, stand_ins)
+        return cls(simulated, stand_ins, board_minutes, live_minutes)
+
+    @staticmethod
+    def every(minutes: int) -> str:
+        """A cadence in words: "every 10 minutes", "every hour", "once a day", "once a week"."""
+        named = {60: "every hour", 1440: "once a day", 10080: "once a week"}
+        if minutes in named:
+            return named[minutes]
+        if minutes % 1440 == 0:
+            return f"every {minutes // 1440} days"
+        if minutes % 60 == 0:
+            return f"every {minutes // 60} hours"
+        return f"every {minutes} minutes"
 
     @property
     def is_simulation(self) -> bool:

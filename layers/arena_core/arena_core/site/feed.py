@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena_core.dataset.records import CohortView, DecisionView
 from arena_core.domain.cohort import Agent
-from arena_core.site.collect import CohortView, DecisionView
 
 FEED_LENGTH = 12
 

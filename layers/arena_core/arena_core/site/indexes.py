@@ -5,17 +5,18 @@ the benchmark measures, built from the data itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from arena_core.analysis.families import FamilyResult
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.lineup import AgentSpec
 from arena_core.domain.releases import LineupRelease
-from arena_core.site.collect import LeaderboardData
+from arena_core.site.paths import page_path
 from arena_core.site.reliability import ReliabilityDiagram, reliability_diagram
+from arena_core.site.views import LeaderboardData
 
 MARKETS_LISTED = 500  # the markets page lists the newest; markets.csv holds every one
 
@@ -110,7 +111,7 @@ def calibration_sections(boards: Sequence[LeaderboardData]) -> list[dict[str, An
     for index, board in enumerate(boards, 1):
         shown = board.result.shown
         cards = [
-            _card(row.display_name, f"models/{row.family_id}.html", result)
+            _card(row.display_name, page_path("models", row.family_id), result)
             for row in board.result.rows
             if row.kind in ("llm", "baseline")
             and (result := shown.families.get(row.family_id)) is not None
@@ -130,3 +131,40 @@ def listed_markets(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The markets page's rows: the newest ``MARKETS_LISTED`` by scheduled end."""
     ordered = sorted(rows, key=lambda r: str(r.get("end_date") or ""), reverse=True)
     return ordered[:MARKETS_LISTED]
+
+
+def index_pages(
+    page: Callable[..., bytes],
+    boards: Sequence[LeaderboardData],
+    cohorts: Sequence[Cohort],
+    universe_weeks: Sequence[date],
+    releases: Sequence[LineupRelease],
+    *,
+    operator: str = "",
+) -> dict[str, bytes]:
+    """Calibration side by side, the models, cohorts, about and changelog pages."""
+    return {
+        "calibration.html": page(
+            "calibration.html.j2",
+            0,
+            title="Calibration",
+            sections=calibration_sections(boards),
+        ),
+        "models/index.html": page(
+            "models_index.html.j2", 1, title="Models", models=model_entries(boards)
+        ),
+        "cohorts/index.html": page(
+            "cohorts_index.html.j2",
+            1,
+            title="Cohorts",
+            cohorts=cohorts,
+            universe_weeks=set(universe_weeks),
+        ),
+        "about.html": page("about.html.j2", 0, title="About", operator=operator),
+        "changelog.html": page(
+            "changelog.html.j2",
+            0,
+            title="Changelog",
+            entries=changelog(cohorts, releases),
+        ),
+    }

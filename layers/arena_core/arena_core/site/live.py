@@ -20,7 +20,7 @@ from arena_core.domain import accounting
 from arena_core.domain.cohort import Cohort
 from arena_core.domain.market import Market
 from arena_core.domain.portfolio import PortfolioSnapshot, Position
-from arena_core.site.render import environment
+from arena_core.site.environment import environment
 
 LIVE_PATH = "data/live/{cohort_id}.json"
 
@@ -66,5 +66,8 @@ def live_values(
 
 def live_file(cohort: Cohort, values: Mapping[str, str], as_of: datetime | None) -> bytes:
     moment = environment().filters["when"](as_of)
-    body = {"cohort_id": cohort.cohort_id, "as_of": moment, "values": dict(values)}
+    # ``at``: the time in ISO 8601, which the page's script compares with its own (a cached
+    # file older than the page is not applied).
+    at = as_of.isoformat() if as_of else None
+    body = {"cohort_id": cohort.cohort_id, "as_of": moment, "at": at, "values": dict(values)}
     return json.dumps(body, sort_keys=True, indent=0).encode()

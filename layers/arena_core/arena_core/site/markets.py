@@ -1,14 +1,6 @@
 """Market pages and the dataset's markets table: what each market is, what became of it, its
-price at every weekly capture and every hourly mark the arena took, and every agent's
-position, trades and reasoning on it.
-
-Built for the markets the live cohorts hold, traded or were asked about, in the fuller
-publications (after a decision run or a resolution): per market one query for every position
-on it (whichever cohort holds it) and one for its captured prices; where the pages are drawn,
-one query more, for every market at once: the hourly sheets of prices since the earliest live
-cohort opened. Trades and reasoning come from the live cohorts' records already read;
-positions of cohorts completed earlier link to their agent pages.
-"""
+price at every weekly capture and every hourly mark the arena took, and every agent's position,
+trades and reasoning on it (read by ``publication/markets.py``)."""
 
 from __future__ import annotations
 
@@ -18,6 +10,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, Protocol
 
+from arena_core.dataset.records import CohortView, DecisionView
 from arena_core.domain.accounting import SPLIT_PAYOUT
 from arena_core.domain.cohort import Agent, Cohort
 from arena_core.domain.market import Market, ResolutionKind
@@ -27,7 +20,6 @@ from arena_core.domain.panel import PanelForecast
 from arena_core.domain.portfolio import Position, PositionStatus, Trade, series_bucket
 from arena_core.ports.stores import WithLedger, WithMarkets
 from arena_core.site.charts import Fetch, Point, RangeChart, range_charts
-from arena_core.site.collect import CohortView, DecisionView
 
 
 @dataclass(frozen=True)
@@ -45,6 +37,7 @@ class MarketTrade:
     trade: Trade
     holder: Holder
     reasoning: str  # the reasoning of the decision that placed it
+    named: Mapping[str, str] = field(default_factory=dict)  # the markets it names (its questions)
 
 
 @dataclass(frozen=True)
@@ -97,57 +90,26 @@ def holders(cohorts: Iterable[Cohort]) -> dict[str, Holder]:
     return found
 
 
-def _unknown(agent_id: str) -> Holder:
-    cohort_id, family_id = agent_id.split(".", 1)
+def unknown_holder(agent_id: str) -> Holder:
+    cohort_id, _, family_id = agent_id.partition(".")
     return Holder(agent_id, cohort_id, family_id, family_id)
 
 
-def market_views(
-    stores: MarketStores,
-    views: Sequence[CohortView],
-    cohorts: Sequence[Cohort],
-    *,
-    marks_until: datetime | None = None,
-) -> list[MarketView]:
-    """A view of every market the live cohorts hold, traded or were asked about; with
-    ``marks_until`` (the pages are drawn), each with its hourly marks since the earliest of
-    these cohorts opened."""
-    names = holders(cohorts)
-    ids = sorted({market_id for view in views for market_id in view.markets})
-    records = stores.markets.market_records(ids)
-    found = {i: MarketView(r) for i, r in records.items()}
-    if marks_until is not None and views:
-        since = min(view.cohort.created_at for view in views)
-        for sheet in stores.markets.marks(since, marks_until):
-            for market_id, price in sheet.prices.items():
-                if market_id in found:
-                    found[market_id].marks.append(Point(sheet.hour, price))
-    for market_id, view in found.items():
-        view.captures = stores.markets.captures(market_id)
-        positions = stores.ledger.positions_on(market_id)
-        view.positions = [
-            (p, names.get(p.agent_id) or _unknown(p.agent_id))
-            for p in sorted(positions, key=lambda p: (p.cohort_id, p.agent_id, p.side))
-        ]
-    for cohort in views:
-        _add_records(found, cohort, names)
-    return [found[i] for i in sorted(found)]
-
-
-def _add_records(
+def add_records(
     found: Mapping[str, MarketView], cohort: CohortView, names: Mapping[str, Holder]
 ) -> None:
+    """The trades and panel forecasts ``cohort`` made on the markets of ``found``."""
     for question in cohort.questions:
         if question.market.market_id in found:
             found[question.market.market_id].asked = True
     for agent in cohort.agents:
-        holder = names.get(agent.agent.agent_id) or _unknown(agent.agent.agent_id)
+        holder = names.get(agent.agent.agent_id) or unknown_holder(agent.agent.agent_id)
         decisions: dict[str, DecisionView] = {d.record.decision_id: d for d in agent.decisions}
         for trade in agent.trades:
             if trade.market_id in found:
                 decision = decisions.get(trade.decision_id)
-                reasoning = decision.reasoning if decision else ""
-                found[trade.market_id].trades.append(MarketTrade(trade, holder, reasoning))
+                reasoning, named = (decision.reasoning, decision.named) if decision else ("", {})
+                found[trade.market_id].trades.append(MarketTrade(trade, holder, reasoning, named))
         for decision in agent.decisions:
             for forecast in decision.outcome.forecasts if decision.outcome else ():
                 if forecast.market_id in found:

@@ -8,20 +8,28 @@ only the decisions whose results moved, not the cohort's every decision.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from arena_core.domain.portfolio import PositionStatus, TradeKind
-from arena_core.site.collect import AgentView, CohortView
+from arena_core.dataset.records import AgentView, CohortView
+from arena_core.domain.decisions import DecisionRecord
+from arena_core.domain.money import ZERO
+from arena_core.domain.portfolio import PositionStatus, Settlement, Trade, TradeKind
 
 
 @dataclass(frozen=True)
 class TradeResult:
-    """A trade's result: ``state`` is open, won, lost, 50/50, refunded or sold."""
+    """A trade's own result: ``state`` is open, won, lost, 50/50, refunded or sold; ``pnl`` what
+    this trade earned (a sell: its realized P/L; a buy: its part of what its position made at
+    settlement, by its shares, once settled, nothing if every share was sold: the sells carry
+    it), so a decision's trades add up to what it earned; ``buys``: how many buys built its
+    position (more than one: the position spans decisions)."""
 
     state: str
-    pnl: Decimal | None  # a buy: its position's realized P/L once closed; a sell: its own
+    pnl: Decimal | None
     brier: Decimal | None  # a buy: its Brier score once its market resolved with a winner
+    buys: int = 1
 
 
 @dataclass(frozen=True)
@@ -37,10 +45,19 @@ SETTLED = {"won": "won", "lost": "lost", "split": "50/50", "cancelled": "refunde
 
 
 def trade_results(agent: AgentView) -> dict[str, TradeResult]:
-    """Every trade of the agent by trade id."""
+    """Every trade of the agent by trade id, each with its own P/L."""
     positions = {p.position.position_id: p.position for p in agent.positions}
     settled = {s.position_id: s for s in agent.settlements}
     scores = {s.trade_id: s for s in agent.scores}
+    buys: dict[str, list[Trade]] = {}
+    for trade in agent.trades:
+        if trade.kind is TradeKind.BUY:
+            buys.setdefault(trade.position_id, []).append(trade)
+    parts = {
+        t.trade_id: part
+        for position_id, bought in buys.items()
+        for t, part in zip(bought, _parts(settled.get(position_id), bought), strict=True)
+    }
     found = {}
     for trade in agent.trades:
         if trade.kind is TradeKind.SELL:
@@ -54,9 +71,45 @@ def trade_results(agent: AgentView) -> dict[str, TradeResult]:
             state = SETTLED.get(settlement.kind.value, settlement.kind.value)
         elif position is not None and position.status is PositionStatus.CLOSED:
             state = "sold"
-        pnl = position.realized_pnl if position is not None and not position.is_open else None
-        found[trade.trade_id] = TradeResult(state, pnl, score.brier if score else None)
+        closed = position is not None and not position.is_open
+        pnl = parts[trade.trade_id] if closed else None
+        found[trade.trade_id] = TradeResult(
+            state, pnl, score.brier if score else None, len(buys[trade.position_id])
+        )
     return found
+
+
+CENT = Decimal("0.01")
+
+
+def _parts(settlement: Settlement | None, bought: list[Trade]) -> list[Decimal]:
+    """Each buy's part of what its position made at settlement (none: every share sold), by
+    its shares, to the cent, the cents left over to the largest: the parts add up to it."""
+    if settlement is None:
+        return [ZERO for _ in bought]
+    total = sum((t.shares for t in bought), ZERO)
+    if not total:
+        return [ZERO for _ in bought]
+    parts = [(settlement.realized_pnl * t.shares / total).quantize(CENT) for t in bought]
+    largest = max(range(len(bought)), key=lambda i: bought[i].shares)
+    parts[largest] += settlement.realized_pnl - sum(parts, ZERO)
+    return parts
+
+
+@dataclass(frozen=True)
+class Earned:
+    total: Decimal  # the executed trades' own P/L, as far as it is known
+    pending: int  # trades whose P/L is not known yet (their position still open)
+
+
+def earned(record: DecisionRecord, results: Mapping[str, TradeResult]) -> Earned | None:
+    """What a decision's executed trades earned (None: it traded nothing)."""
+    executed = [t for t in (record.outcome.trades if record.outcome else ()) if t.executed]
+    found = [results.get(t.trade_id or "") for t in executed]
+    if not found:
+        return None
+    known = [r.pnl for r in found if r is not None and r.pnl is not None]
+    return Earned(sum(known, ZERO), len(found) - len(known))
 
 
 def forecast_results(view: CohortView, agent_id: str, week: int) -> dict[str, ForecastResult]:

@@ -276,12 +276,14 @@ def _put_new(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def position_item(position: Position) -> dict[str, Any]:
+    """A position, findable by its market on GSI2 whatever its status (``positions_on``), and
+    on GSI1 while it is open (sparse: the markets to resolve)."""
     index: dict[str, str] = {
         k.GSI2PK: k.market_position_index(position.market_id),
         k.GSI2SK: f"{position.agent_id}#{position.position_id}",
     }
-    if position.is_open:  # sparse: only open positions are findable by market on GSI1
-        index = {
+    if position.is_open:
+        index |= {
             k.GSI1PK: k.open_position_index(position.market_id),
             k.GSI1SK: f"{position.agent_id}#{position.position_id}",
         }

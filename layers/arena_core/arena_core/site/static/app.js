@@ -94,36 +94,66 @@ function setupColumnsToggle(button) {
   });
 }
 
-// A live cohort's pages are redrawn daily; its figures move every 10 minutes. The page names
-// its cohort's small JSON of figures (republished every 30 minutes); each element marked
-// data-live gets the text the JSON gives its key, exactly as a fresh page would print it.
-// Without script (or when the file cannot be read), the page keeps the figures it was drawn with.
+// A live cohort's pages are redrawn daily; its figures move more often. The page names its
+// cohort's small JSON of figures; each element marked data-live gets the text the JSON gives its
+// key, exactly as a fresh page would print it, but only from figures newer than the page's own
+// (a cached file older than the page would roll them back). When the file cannot be read, the
+// page says so and keeps the figures it was drawn with (as it does without script).
+// What became of the live figures ("applied", "kept": not newer than the page's,
+// "unavailable"), on the body for whoever needs to know (the browser tests).
+function liveDone(state) {
+  document.body.dataset.live = state;
+}
+
+function liveUnavailable() {
+  document.querySelectorAll("[data-live-status]").forEach((element) => {
+    element.hidden = false;
+  });
+  liveDone("unavailable");
+}
+
+function applyLive(live) {
+  document.querySelectorAll("[data-live]").forEach((element) => {
+    const text = live.values[element.dataset.live];
+    if (typeof text === "string") {
+      element.textContent = text;
+      const cell = element.closest("td");
+      if (cell && cell.dataset.value !== undefined) {
+        delete cell.dataset.value; // sort by the new text
+      }
+    }
+  });
+  document.querySelectorAll("[data-live-as-of]").forEach((element) => {
+    element.textContent = live.as_of;
+    element.dataset.at = live.at;
+  });
+}
+
 function refreshLiveValues() {
   const source = document.querySelector('meta[name="live-values"]');
   if (!source) {
     return;
   }
+  const shown = document.querySelector("[data-live-as-of]");
+  const drawn = shown ? Date.parse(shown.dataset.at || "") : NaN;
   fetch(source.content, { cache: "no-cache" })
     .then((response) => (response.ok ? response.json() : null))
     .then((live) => {
-      if (!live || typeof live.values !== "object") {
+      const valid =
+        live && typeof live.values === "object" && live.values !== null && typeof live.as_of === "string";
+      if (!valid) {
+        liveUnavailable();
         return;
       }
-      document.querySelectorAll("[data-live]").forEach((element) => {
-        const text = live.values[element.dataset.live];
-        if (typeof text === "string") {
-          element.textContent = text;
-          const cell = element.closest("td");
-          if (cell && cell.dataset.value !== undefined) {
-            delete cell.dataset.value; // sort by the new text
-          }
-        }
-      });
-      document.querySelectorAll("[data-live-as-of]").forEach((element) => {
-        element.textContent = live.as_of;
-      });
+      const at = Date.parse(live.at || "");
+      if (Number.isNaN(at) || (!Number.isNaN(drawn) && at <= drawn)) {
+        liveDone("kept"); // not newer than the page: nothing to apply
+        return;
+      }
+      applyLive(live);
+      liveDone("applied");
     })
-    .catch(() => {});
+    .catch(liveUnavailable);
 }
 
 document.addEventListener("DOMContentLoaded", () => {

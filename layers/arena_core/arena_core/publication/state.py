@@ -1,0 +1,129 @@
+"""The publication's state: what one publication carries to the next, in one payload (the root's,
+``adapters/manifest.py``) that links every other bookkeeping object by its digest.
+
+- ``done``: when each scope last completed (``publication/plan.py`` makes up a missed one);
+- ``carried``: what every tick reads and changes (``publication/carried.py``);
+- ``links``: the digest of each bookkeeping object the state was written with (the history of
+  scores, the memo's shards, each sealed cohort, the growing markets table): an object that is
+  not the one linked (a publication failed between writing it and the root) is not read;
+- ``reports``: the last publications' explanations (``arena status`` shows them).
+
+A state that cannot be read, is of another version, or was written for another site (copied
+from another deployment) is empty: the publication reads and computes everything, as a fresh one.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Callable
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from arena_core.ports.publisher import INTERNAL, digest
+from arena_core.publication.carried import Carried
+
+VERSION = 6  # 6: the feed keeps the markets a reasoning names
+PREFIX = f"{INTERNAL}state/"
+REPORTS_KEPT = 20
+
+
+def object_key(name: str) -> str:
+    """The key of a bookkeeping object (``history``, ``memo/board``, ``sealed/<cohort>``)."""
+    return f"{PREFIX}{name}.gz"
+
+
+class Report(BaseModel):
+    """One publication as ``arena status`` lists it (its paths bounded)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    at: datetime
+    scope: str
+    why: str
+    uploaded: int
+    paths: list[str]  # the first uploaded paths
+    misses: list[str]  # "slot: reason"
+    repaired: int = 0
+
+
+class State(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = VERSION
+    identity: str = ""
+    done: dict[str, datetime] = {}
+    carried: Carried = Field(default_factory=Carried)
+    links: dict[str, str] = {}  # object name -> the digest of the object as written
+    reports: list[Report] = []
+
+    @classmethod
+    def load(cls, payload: bytes | None, identity: str) -> tuple[State, str | None]:
+        """The state of ``payload`` and, when it could not be taken, why."""
+        if not payload:
+            return cls(identity=identity), None
+        try:
+            state = cls.model_validate_json(gzip.decompress(payload))
+        except (OSError, EOFError, ValueError, ValidationError):
+            return cls(identity=identity), "the state could not be read"
+        if state.version != VERSION:
+            return cls(identity=identity), f"a state of version {state.version}"
+        if state.identity != identity:
+            return cls(identity=identity), "a state written for another site"
+        return state, None
+
+    def dump(self) -> bytes:
+        """Deterministic bytes (no time in the gzip header), at the fastest level: written by
+        every tick."""
+        return gzip.compress(self.model_dump_json().encode(), compresslevel=1, mtime=0)
+
+    def report(self, report: Report) -> None:
+        self.reports = [*self.reports, report][-REPORTS_KEPT:]
+
+
+class Objects:
+    """The bookkeeping objects a state links: each read at most once, and only if it is the one
+    linked; each written (with its link) when it changed."""
+
+    def __init__(self, state: State, read: Callable[[str], bytes | None]) -> None:
+        self._state = state
+        self._read = read
+        self._changed: dict[str, bytes] = {}
+        self._read_back: dict[str, bytes | None] = {}
+        self._lost: set[str] = set()  # linked, but absent or another object: written again
+
+    def get(self, name: str) -> bytes | None:
+        """The object as linked, or None (absent, never written, or not the one linked)."""
+        if name in self._changed:
+            return self._changed[name]
+        if name not in self._read_back:
+            linked = self._state.links.get(name)
+            body = self._read(object_key(name)) if linked is not None else None
+            if linked is not None and (body is None or digest(body) != linked):
+                self._lost.add(name)
+                body = None
+            self._read_back[name] = body
+        return self._read_back[name]
+
+    def put(self, name: str, body: bytes) -> None:
+        if self._state.links.get(name) != digest(body) or name in self._lost:
+            self._changed[name] = body
+            self._state.links[name] = digest(body)
+            self._lost.discard(name)
+
+    def written(self) -> dict[str, bytes]:
+        """The objects to write, by key (before the state that links them)."""
+        return {object_key(name): body for name, body in self._changed.items()}
+
+
+def gzipped(text: bytes) -> bytes:
+    return gzip.compress(text, compresslevel=6, mtime=0)
+
+
+def gunzipped(body: bytes | None) -> bytes | None:
+    if body is None:
+        return None
+    try:
+        return gzip.decompress(body)
+    except (OSError, EOFError):
+        return None
