@@ -3,8 +3,10 @@ ranges, early-resolution bias and weeks to a verdict, on simulated seasons with 
 run through the analysis the site and ``arena analyze`` use (``arena_local.validity``).
 
 Writes ``layers/arena_core/arena_core/analysis/validity.json`` (the methodology page's tables,
-with the seed and the date) and prints every cell. Fixed seed; about a quarter of an hour on
-this machine with two worker processes.
+with the seed and the date) and prints every cell. Fixed seed; 300 seasons per cell by default
+(false verdicts then have a Monte-Carlo standard error under 1 point), about three quarters of
+an hour on an idle machine with two worker processes. The forecast panel on a world that is
+not optimistic is ``bench/bench_power.py``.
 
     PYTHONPATH=. .venv/bin/python bench/bench_statistics_validity.py [--seasons N] [--workers N]
 """
@@ -24,7 +26,7 @@ OUT = Path(__file__).resolve().parents[1] / "layers/arena_core/arena_core/analys
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seasons", type=int, default=100)
+    parser.add_argument("--seasons", type=int, default=300)  # false verdicts: MC SE under 1 point
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--truth-weeks", type=int, default=1500)
     parser.add_argument("--out", type=Path, default=OUT)

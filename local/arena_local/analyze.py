@@ -18,7 +18,7 @@ import time
 import zipfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
@@ -36,7 +36,7 @@ MAX_BYTES = 128 * 1024 * 1024
 TIMEOUT = httpx.Timeout(30.0)  # between two reads: a server may still drip bytes forever
 DEADLINE = 300.0  # seconds for one file over HTTP, however it arrives
 INPUTS = (*boards.INPUT_TABLES, *boards.PANEL_INPUT_TABLES)
-OUTPUTS = ("leaderboard", "panel_leaderboard", "pairwise")
+OUTPUTS = ("leaderboard", "panel_leaderboard", "comparisons", "pairwise")
 
 
 class Source(ABC):
@@ -73,8 +73,21 @@ class FolderSource(Source):
         return target.read_bytes()
 
 
+# What Python's zipfile reads; anything else (Deflate64, PPMd, ...) it cannot decompress.
+READABLE = {
+    zipfile.ZIP_STORED: "stored",
+    zipfile.ZIP_DEFLATED: "deflate",
+    zipfile.ZIP_BZIP2: "bzip2",
+    zipfile.ZIP_LZMA: "lzma",
+}
+METHODS = {9: "Deflate64", 93: "Zstandard", 98: "PPMd", 99: "AES"}
+ENCRYPTED = 0x1  # bit 0 of a member's general purpose flags
+
+
 class ZipSource(Source):
-    """A ``dataset.zip``: its files sit under one folder (``dataset/``)."""
+    """A ``dataset.zip``: its files sit under one folder (``dataset/``). A published dataset is
+    never encrypted and is deflated; a member that is encrypted or compressed with a method
+    zipfile cannot read is refused by name, before anything is read."""
 
     def __init__(self, path: Path) -> None:
         self.location = str(path)
@@ -89,14 +102,29 @@ class ZipSource(Source):
         member = self._members.get(name)
         if member is None:
             return None
-        self.take(name, self._zip.getinfo(member).file_size)
+        info = self._zip.getinfo(member)
+        _readable(info, self.location)
+        self.take(name, info.file_size)
         try:
             return self._zip.read(member)
-        except (zipfile.BadZipFile, OSError, ValueError) as exc:  # a truncated or garbled zip
+        except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError) as exc:
+            # A truncated or garbled zip; or a local header that contradicts the directory.
             raise DatasetError(f"{name} cannot be read from {self.location}: {exc}") from exc
 
     def close(self) -> None:
         self._zip.close()
+
+
+def _readable(info: zipfile.ZipInfo, location: str) -> None:
+    """Refuse a member zipfile would fail on (it raises RuntimeError or NotImplementedError)."""
+    if info.flag_bits & ENCRYPTED:
+        raise DatasetError(f"{info.filename} in {location} is encrypted: a dataset never is")
+    if info.compress_type not in READABLE:
+        method = METHODS.get(info.compress_type, f"method {info.compress_type}")
+        raise DatasetError(
+            f"{info.filename} in {location} is compressed with {method}, which cannot be read"
+            " here: zip it again with deflate"
+        )
 
 
 class UrlSource(Source):
@@ -105,6 +133,7 @@ class UrlSource(Source):
     def __init__(self, url: str, client: httpx.Client, deadline: float = DEADLINE) -> None:
         base = url.rstrip("/")
         self._base = base if base.endswith("/data") else base + "/data"
+        checked_url(f"{self._base}/{board_inputs.SETTINGS}", url)
         self._client = client
         self._deadline = deadline
         self.location = url
@@ -113,6 +142,7 @@ class UrlSource(Source):
         url = f"{self._base}/{name}"
         give_up = time.monotonic() + self._deadline
         try:
+            checked_url(url, self.location)
             with self._client.stream("GET", url) as response:
                 if response.status_code in (403, 404):
                     return None
@@ -130,6 +160,21 @@ class UrlSource(Source):
 
     def close(self) -> None:
         self._client.close()
+
+
+def checked_url(url: str, given: str) -> httpx.URL:
+    """``url`` parsed, with a host that can be looked up; a malformed one (a bad port, a host
+    that is no IDNA name, an empty label) is a ``DatasetError`` here, not an httpx, idna or
+    socket exception later."""
+    try:
+        parsed = httpx.URL(url)
+        if not parsed.host:
+            raise ValueError("no host")
+        parsed.host.encode("idna")  # what the resolver does: an empty or 64-byte label fails
+    except (httpx.InvalidURL, UnicodeError, ValueError) as exc:
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        raise DatasetError(f"{given[:200]!r} is not a usable URL: {why}") from exc
+    return parsed
 
 
 def open_source(location: str, client: httpx.Client | None = None) -> Source:
@@ -196,12 +241,17 @@ def _subset(name: str, data: bytes, subset: Subset) -> tuple[bytes, set[str]]:
     return buffer.getvalue().encode(), {text(r.get("family_id") or "") for r in rows}
 
 
-def analyse(source: Source, subset: Subset = Subset()) -> list[BoardResult]:
-    """Every leaderboard of the dataset (the current methodology first)."""
+def analyse(
+    source: Source, subset: Subset = Subset(), *, alpha: float | None = None
+) -> list[BoardResult]:
+    """Every leaderboard of the dataset (the current methodology first); ``alpha``: the
+    verdicts' familywise level instead of the dataset's."""
     settings = source.get(board_inputs.SETTINGS)
     if settings is None:
         raise DatasetError(f"{source.location} has no {board_inputs.SETTINGS}: is it a dataset?")
     rules, versions = board_inputs.read_settings(settings)
+    if alpha is not None:
+        rules = replace(rules, alpha=alpha)
     found: dict[str, bytes] = {}
     named = {MARKET}  # every family the dataset has rows of, and the market
     for name in INPUTS:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from arena_core.analysis.figures import alpha_problem
 from arena_core.errors import ConfigurationError
 from arena_local.analyze import Subset, analyse, json_files, open_source, rows_of
 from arena_local.arguments import week
@@ -25,15 +26,34 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     command.add_argument("--since", type=week, help="only weeks from this date (YYYY-MM-DD)")
     command.add_argument("--until", type=week, help="only weeks up to this date (YYYY-MM-DD)")
+    command.add_argument(
+        "--alpha", help="familywise error rate of the verdicts (default: the dataset's, 0.05)"
+    )
+
+
+def alpha_of(text: str | None) -> float | None:
+    """``--alpha`` as a level, or None (the dataset's); refused in one line when it cannot be
+    one (not a number, outside [1e-300, 1): a subnormal leaves no comparison a level)."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise ConfigurationError(f"--alpha {text[:40]!r} is not a number") from exc
+    problem = alpha_problem(value)
+    if problem is not None:
+        raise ConfigurationError(f"--alpha: {problem}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
+    alpha = alpha_of(args.alpha)
     families = None
     if args.families is not None:
         families = frozenset(f.strip() for f in args.families.split(",") if f.strip())
     source = open_source(args.dataset)
     try:
-        results = analyse(source, Subset(families, args.since, args.until))
+        results = analyse(source, Subset(families, args.since, args.until), alpha=alpha)
     finally:
         source.close()
     rows = rows_of(results)

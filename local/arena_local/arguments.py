@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from datetime import date
 
+from arena_core.domain.panel_design import MAX_PANEL_SIZE
+
 
 def week(text: str) -> date:
     try:
@@ -24,4 +26,12 @@ def non_negative(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be at least 0: {text}")
+    return value
+
+
+def panel_size(text: str) -> int:
+    """K, the forecast panel's size: between 1 and the largest allowed."""
+    value = int(text)
+    if not 1 <= value <= MAX_PANEL_SIZE:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_PANEL_SIZE}: {text}")
     return value

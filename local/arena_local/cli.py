@@ -22,9 +22,10 @@ from pathlib import Path
 
 from arena_core.domain import ids
 from arena_core.domain.panel import Methodology
+from arena_core.domain.panel_design import PANEL_SIZE
 from arena_core.errors import ArenaError, ConfigurationError
 from arena_local import analyze_cli, cost_cli, lineup_cli, preview_cli, status_cli, verify_cli
-from arena_local.arguments import positive, week
+from arena_local.arguments import panel_size, positive, week
 from arena_local.serve import SiteHandler
 
 DEFAULT_STACK = "ForecasterArena"
@@ -79,6 +80,12 @@ def parser() -> argparse.ArgumentParser:
         choices=list(Methodology),
         default=Methodology.V1,
         help="the protocol the cohorts freeze: v1 (default) or v1+panel (plus the forecast panel)",
+    )
+    demo.add_argument(
+        "--panel-size",
+        type=panel_size,
+        default=PANEL_SIZE,
+        help=f"K, the forecast panel's questions a week under v1+panel (default {PANEL_SIZE})",
     )
     demo.add_argument(
         "--site-refresh",
@@ -165,6 +172,7 @@ def _demo(args: argparse.Namespace) -> int:
         llm_model=args.llm_model,
         site_refresh_minutes=args.site_refresh,
         methodology=args.methodology,
+        panel_size=args.panel_size,
         dynamodb_endpoint=args.dynamodb_endpoint,
     )
     run_demo(request)  # a fault run whose ledger differs raises: exit 2 with the reason

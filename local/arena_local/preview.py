@@ -7,17 +7,22 @@ to the lineup) is previewed as a new cohort would start it. The universe is toda
 from Gamma, or the recorded dump (``--offline``), read through the same client and parser as
 the decision run. The prompt comes from the decide path's own builder
 (``arena_core.services.prompting``); the reply goes through its own consult loop (format
-retries included) into an in-memory audit, and its trades are planned, never applied.
+retries included) into an in-memory audit, and its trades are planned, never applied. Under
+v1+panel the panel is drawn from the panel listing as the decision run draws it. After the
+prompt: its size and tokens, and what a decision costs for each model family of the lineup.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import TextIO
 
 from arena_core.domain.cohort import Agent, Cohort, cohort_id_for, decision_week
 from arena_core.domain.decisions import Consultation
+from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.domain.market import Market
 from arena_core.domain.panel import Methodology, Panel
 from arena_core.domain.portfolio import Position
@@ -25,14 +30,13 @@ from arena_core.domain.releases import first_lineup, release_in_force
 from arena_core.errors import NotFoundError
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.stores import Stores
+from arena_core.protocol.budget import BYTES_PER_TOKEN, completion_budget, expected_completion
 from arena_core.protocol.prompt import Prompt
 from arena_core.services.consult import consult
 from arena_core.services.panel import PanelSettings, captured_panel
 from arena_core.services.prompting import decision_prompt
 from arena_core.services.trading import TradeOutcome, TradeRun, plan_all
 from arena_local.memory import InMemoryBlobStore
-
-BYTES_PER_TOKEN = 4  # a rough figure for English text and tables; the model's tokenizer decides
 
 
 @dataclass(frozen=True)
@@ -45,9 +49,16 @@ class Member:
     stored: bool
 
 
-def find_member(stores: Stores, family_id: str, week: date | None, now: datetime) -> Member:
+def find_member(
+    stores: Stores,
+    family_id: str,
+    week: date | None,
+    now: datetime,
+    methodology: Methodology = Methodology.V1,
+) -> Member:
     """The family's agent in ``week``'s cohort, else in the newest active cohort that has it,
-    else a new member of this week's cohort from the lineup in force (read, never seeded)."""
+    else a new member of this week's cohort from the lineup in force (read, never seeded),
+    opened under ``methodology``."""
     if week is not None:
         cohort_id = cohort_id_for(datetime(week.year, week.month, week.day, tzinfo=UTC))
         found = stores.cohorts.get_cohort(cohort_id)
@@ -62,14 +73,18 @@ def find_member(stores: Stores, family_id: str, week: date | None, now: datetime
             return Member(agent, cohort, stores.ledger.positions(agent.agent_id), stored=True)
     if week is not None:
         raise NotFoundError(f"family {family_id} is not in cohort {cohorts[0].cohort_id}")
-    release = release_in_force(stores.lineups.releases(), now)
-    lineup = release.lineup if release else first_lineup()
+    lineup = lineup_in_force(stores, now)
     spec = next((s for s in lineup if s.family_id == family_id), None)
     if spec is None:
         known = ", ".join(s.family_id for s in lineup)
         raise NotFoundError(f"family {family_id} is in no active cohort nor the lineup: {known}")
-    cohort = Cohort.open(now, (spec,))
+    cohort = Cohort.open(now, (spec,), methodology.value)
     return Member(Agent.start(cohort, spec), cohort, [], stored=False)
+
+
+def lineup_in_force(stores: Stores, now: datetime) -> tuple[AgentSpec, ...]:
+    release = release_in_force(stores.lineups.releases(), now)
+    return release.lineup if release else first_lineup()
 
 
 @dataclass(frozen=True)
@@ -86,12 +101,22 @@ class Preview:
         return len(self.prompt.system.encode()) + len(self.prompt.user.encode())
 
 
-def build_preview(stores: Stores, member: Member, markets: list[Market], now: datetime) -> Preview:
+def build_preview(
+    stores: Stores,
+    member: Member,
+    markets: list[Market],
+    now: datetime,
+    *,
+    listing: Callable[[], Sequence[Market]] | None = None,
+    settings: PanelSettings | None = None,
+) -> Preview:
+    """The prompt; under v1+panel with the week's panel drawn as the decision run draws it,
+    from ``listing`` (the panel listing; the universe when None), into a store thrown away."""
     week = decision_week(member.cohort.week_start, now)
     panel = None
     if member.cohort.methodology_version == Methodology.V1_PANEL:
-        # Drawn as the decision run draws it, into a store that is thrown away.
-        panel = captured_panel(InMemoryBlobStore(), markets, now, PanelSettings())
+        source = listing or (lambda: markets)
+        panel = captured_panel(InMemoryBlobStore(), source, now, settings or PanelSettings())
     prompt, _ = decision_prompt(
         stores.markets,
         member.agent,
@@ -114,10 +139,37 @@ def print_prompt(preview: Preview, origin: str, out: TextIO) -> None:
     )
     out.write(preview.prompt.transcript())
     system, user = (len(t.encode()) for t in (preview.prompt.system, preview.prompt.user))
+    panel = len(preview.panel.markets) if preview.panel is not None else 0
     out.write(
         f"Size: system {system:,} bytes, user {user:,} bytes, total {preview.size:,} bytes "
-        f"(about {preview.size // BYTES_PER_TOKEN:,} tokens)\n"
+        f"(about {preview.size // BYTES_PER_TOKEN:,} tokens); panel {panel} markets, "
+        f"completion budget {completion_budget(panel):,} tokens\n"
     )
+
+
+def price_lines(
+    preview: Preview, lineup: Sequence[AgentSpec], prices: Mapping[str, Sequence[float]]
+) -> list[str]:
+    """What one decision of each model family of ``lineup`` costs at this prompt: its prompt
+    tokens, and the completion at the answer and K forecasts without thinking (expected) and
+    at the whole budget (a reasoning model that thinks to its limit), at the per-model prices
+    of ``arena cost``'s table."""
+    panel = len(preview.panel.markets) if preview.panel is not None else 0
+    tokens_in = preview.size // BYTES_PER_TOKEN
+    expected, budget = expected_completion(panel), completion_budget(panel)
+    lines = [
+        f"Price per decision by family (prompt about {tokens_in:,} tokens; completion "
+        f"{expected:,} expected, {budget:,} at most):"
+    ]
+    for spec in lineup:
+        if spec.kind is not AgentKind.LLM:
+            continue
+        price_in, price_out = prices.get(spec.model_id, (math.nan, math.nan))
+        low = (tokens_in * price_in + expected * price_out) / 1e6
+        high = (tokens_in * price_in + budget * price_out) / 1e6
+        shown = "no price listed" if math.isnan(low) else f"${low:.4f} to ${high:.4f}"
+        lines.append(f"  {spec.family_id:<20} {spec.model_id:<32} {shown}")
+    return lines
 
 
 def call_model(preview: Preview, agent: ForecastAgent, out: TextIO) -> list[TradeOutcome]:

@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import boto3
 import httpx
@@ -23,13 +23,24 @@ from arena_core.adapters.secrets import parameter_api_key
 from arena_core.agents.llm import LLMAgent
 from arena_core.domain import ids
 from arena_core.domain.cohort import date_in_calendar
+from arena_core.domain.panel import Methodology
+from arena_core.domain.panel_design import PANEL_SIZE
 from arena_core.errors import ConfigurationError
 from arena_core.ports.market_source import MarketSource
+from arena_core.services.panel import PanelSettings
 from arena_local import operations
-from arena_local.arguments import week
+from arena_local.arguments import panel_size, week
+from arena_local.cost.model import load_prices
 from arena_local.demo.markets import FIXTURES, RECORDED_DUMP, from_file
 from arena_local.memory import memory_stores
-from arena_local.preview import build_preview, call_model, find_member, print_prompt
+from arena_local.preview import (
+    build_preview,
+    call_model,
+    find_member,
+    lineup_in_force,
+    price_lines,
+    print_prompt,
+)
 from arena_local.replay import GammaReplay
 
 UNIVERSE_SIZE = 500  # the deployed default (ARENA_UNIVERSE_SIZE)
@@ -45,6 +56,19 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], st
     preview.add_argument("--call", action="store_true", help="send it to the family's model")
     preview.add_argument("--llm-base-url", help="an OpenAI-compatible server instead of OpenRouter")
     preview.add_argument("--stack", default=stack)
+    preview.add_argument(
+        "--methodology",
+        type=Methodology,
+        choices=list(Methodology),
+        default=Methodology.V1,
+        help="the protocol of a cohort not opened yet (a stored agent keeps its cohort's)",
+    )
+    preview.add_argument(
+        "--panel-size",
+        type=panel_size,
+        default=PANEL_SIZE,
+        help=f"K under v1+panel (default {PANEL_SIZE}, the deployed setting's default)",
+    )
 
 
 def run(args: argparse.Namespace, now: datetime | None = None) -> int:
@@ -57,11 +81,24 @@ def run(args: argparse.Namespace, now: datetime | None = None) -> int:
     else:
         stores, found = operations.stack_stores(args.stack)
         outputs = found
-    member = find_member(stores, args.family, args.week, moment)
+    member = find_member(stores, args.family, args.week, moment, args.methodology)
     source, origin = _source(args.offline)
     markets = source.top_markets(UNIVERSE_SIZE).ordered()
-    preview = build_preview(stores, member, markets, moment)
+    settings = PanelSettings(args.panel_size)
+    design = settings.design
+    closes_by = moment + timedelta(days=design.horizon_days)
+    preview = build_preview(
+        stores,
+        member,
+        markets,
+        moment,
+        listing=lambda: source.panel_listing(moment, closes_by, design.min_liquidity).ordered(),
+        settings=settings,
+    )
     print_prompt(preview, origin, sys.stdout)
+    lineup = member.cohort.lineup if member.stored else lineup_in_force(stores, moment)
+    for line in price_lines(preview, lineup, load_prices()["llm"]):
+        print(line)
     if args.call:
         key = _api_key(args.llm_base_url, lambda: _parameter(outputs))
         with httpx.Client() as http:

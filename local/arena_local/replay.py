@@ -2,7 +2,8 @@
 
 The real ``GammaMarketSource`` talks to it exactly as to Polymarket: the demo replays recorded
 payloads this way, and transport tests use it as a faithful fake. It implements what the client
-uses: the ``closed`` filter (default false), ``order=volumeNum`` with ``ascending``, ``limit`` /
+uses: the ``closed`` filter (default false), the panel listing's ``liquidity_num_min``,
+``end_date_min`` and ``end_date_max`` filters, ``order=volumeNum`` with ``ascending``, ``limit`` /
 ``offset`` paging and the repeated ``id`` filter. ``overrides`` replaces fields of a market by id
 or ``live`` computes them when a market is served (the demo's price simulation moves prices and
 resolves markets this way, computing only the markets asked for). Every request is counted, and
@@ -33,6 +34,34 @@ def _volume(raw: Mapping[str, Any]) -> float:
         return float(value)
     except (TypeError, ValueError):
         return 0.0
+
+
+def _number(raw: Mapping[str, Any], *names: str) -> float | None:
+    for name in names:
+        try:
+            return float(raw[name])
+        except (KeyError, TypeError, ValueError):
+            continue
+    return None
+
+
+def _in_window(markets: list[dict[str, Any]], params: httpx.QueryParams) -> list[dict[str, Any]]:
+    """The ``liquidity_num_min``, ``end_date_min`` and ``end_date_max`` filters, as Gamma
+    applies them (a market without the field does not pass a filter on it)."""
+    low, high = params.get("end_date_min"), params.get("end_date_max")
+    floor = params.get("liquidity_num_min")
+    found = []
+    for market in markets:
+        if floor is not None:
+            liquidity = _number(market, "liquidityNum", "liquidity")
+            if liquidity is None or liquidity < float(floor):
+                continue
+        if low is not None or high is not None:
+            end = str(market.get("endDate") or "")
+            if not end or (low is not None and end < low) or (high is not None and end > high):
+                continue
+        found.append(market)
+    return found
 
 
 class GammaReplay:
@@ -71,6 +100,7 @@ class GammaReplay:
         closed = _flag(params.get("closed"), default=False)
         if closed is not None:
             markets = [m for m in markets if bool(m.get("closed")) == closed]
+        markets = _in_window(markets, params)
         if params.get("order") == "volumeNum":
             descending = _flag(params.get("ascending"), default=True) is False
             markets.sort(key=_volume, reverse=descending)

@@ -92,7 +92,8 @@ def plan_market(
     horizon: timedelta,
     settle_open_by_end_date: bool = False,
 ) -> Plan | None:
-    """The simulated life of one recorded market (None when the payload has no usable prices)."""
+    """The simulated life of one recorded market (None when the payload has no usable prices);
+    ``settle_open_by_end_date``: an open one ending inside the span settles then."""
     market_id = str(raw.get("id", ""))
     prices = _recorded_prices(raw)
     if not market_id or prices is None:
@@ -214,7 +215,10 @@ class PriceSimulation:
         start: datetime,
         horizon: timedelta,
         settle_open_by_end_date: bool = False,
+        settle: frozenset[str] = frozenset(),
     ) -> None:
+        """``settle_open_by_end_date``: every open market settles at its end date inside the
+        span (today's live markets); ``settle``: these markets do (a seeded panel listing)."""
         self.seed, self.start = seed, start
         plans = (
             plan_market(
@@ -222,7 +226,7 @@ class PriceSimulation:
                 seed=seed,
                 start=start,
                 horizon=horizon,
-                settle_open_by_end_date=settle_open_by_end_date,
+                settle_open_by_end_date=settle_open_by_end_date or str(m.get("id")) in settle,
             )
             for m in markets
         )

@@ -25,6 +25,7 @@ from tests.support.reachable import published, reachable
 
 STAND_INS = ("standin-gpt-5.1", "standin-qwen-3-next")
 COHORT = "c2026-11-01"
+K = 30
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +41,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoOutcome, Path, s
         start=date(2026, 11, 1),
         methodology=Methodology.V1_PANEL,
         pass_minutes=60,  # faults and the panel, not marking: a sixth of the passes (suite time)
+        panel_size=K,  # the largest K allowed is tested on DynamoDB Local (suite time)
     )
     printed = io.StringIO()
     return run_demo(request, printed), out, printed.getvalue()
@@ -62,8 +64,16 @@ def test_every_agent_forecasts_every_panel_market(demo: tuple[DemoOutcome, Path,
     questions = read_csv(folder / "panel_questions.csv")
     decisions = read_csv(folder / "decisions.csv")
     forecasts = read_csv(folder / "panel_forecasts.csv")
-    assert questions and len(decisions) == len(STAND_INS) + 3
+    assert len(questions) == K and len(decisions) == len(STAND_INS) + 3
     panel = {q["market_id"] for q in questions}
+    # Drawn from the listing by the design: its strata, their quotas and what qualified
+    strata = {(q["stratum"], q["stratum_quota"], q["stratum_eligible"]) for q in questions}
+    assert {s for s, _, _ in strata} <= {"1 to 3 days", "4 to 7 days"}
+    assert all(int(quota) == K // 2 and int(eligible) > 0 for _, quota, eligible in strata)
+    assert {(q["requested"], q["eligible"]) for q in questions} == {
+        (str(K), questions[0]["eligible"])
+    }
+    assert int(questions[0]["eligible"]) >= K
     by_decision: dict[str, list[dict[str, str]]] = defaultdict(list)
     for f in forecasts:
         by_decision[f["decision_id"]].append(f)
@@ -86,6 +96,7 @@ def test_the_panel_leaderboard_recomputes_from_the_exports(
     assert follower.skill is not None and follower.skill.estimate == pytest.approx(0.0)
     assert {"ensemble", "market"} <= set(board.shown.families)
     assert "Leaderboard (methodology v1+panel: ranked on the forecast panel)" in printed
+    assert f"Panel: K = {K}, from every market of the listing that qualifies" in printed
     page = (out / "index.html").read_text()
     assert 'id="panel-leaderboard"' in page and 'id="leaderboard"' not in page
 

@@ -22,7 +22,7 @@ from arena_local.cli import main
 from tests.support.scenario import Scenario, build
 
 RULES = Rules(min_forecasts=8, min_cohorts=2, min_weeks=2, min_events=4, min_return_cohorts=2)
-OUTPUTS = ("leaderboard.json", "panel_leaderboard.json", "pairwise.json")
+OUTPUTS = ("leaderboard.json", "panel_leaderboard.json", "comparisons.json", "pairwise.json")
 
 
 @pytest.fixture(scope="module")
@@ -194,3 +194,83 @@ def test_a_forecast_listed_twice_is_one_line(
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join([*lines, lines[1]]))
     one_line(capsys, ["analyze", str(data)], f"line {len(lines) + 1} repeats line 2 (trade_id)")
+
+
+def _headers_changed(zipped: bytes, local: tuple[int, int], central: tuple[int, int]) -> bytes:
+    """``zipped`` with a 16-bit field of every local header (at ``local[0]``) and central
+    directory entry (at ``central[0]``) set by ``local[1]`` / ``central[1]``: a flag bit ORed
+    in, or a value written (its sign says which: negative ORs in its absolute value)."""
+    body = bytearray(zipped)
+    for signature, (offset, value) in ((b"PK\x03\x04", local), (b"PK\x01\x02", central)):
+        at = body.find(signature)
+        while at != -1:
+            old = int.from_bytes(body[at + offset : at + offset + 2], "little")
+            new = old | -value if value < 0 else value
+            body[at + offset : at + offset + 2] = new.to_bytes(2, "little")
+            at = body.find(signature, at + 4)
+    return bytes(body)
+
+
+@pytest.mark.parametrize(
+    ("local", "central", "message"),
+    [
+        ((6, -1), (8, -1), "is encrypted: a dataset never is"),  # was RuntimeError
+        ((8, 9), (10, 9), "is compressed with Deflate64"),  # was NotImplementedError
+    ],
+)
+def test_an_encrypted_or_deflate64_zip_is_one_line(
+    site: Scenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    local: tuple[int, int],
+    central: tuple[int, int],
+    message: str,
+) -> None:
+    zipped = (site.site_dir / "data" / "dataset.zip").read_bytes()
+    hostile = tmp_path / "dataset.zip"
+    hostile.write_bytes(_headers_changed(zipped, local, central))
+    one_line(capsys, ["analyze", str(hostile)], message)
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("http://[::1", "Invalid port"),  # was httpx.InvalidURL
+        ("http://xn--a.example/", "not allowed"),  # was idna.InvalidCodepoint
+        ("http://\u2603.com/", "Invalid IDNA hostname"),
+        ("http://a..b/", "label empty or too long"),  # was UnicodeError from the resolver
+        ("http://" + "a" * 70 + ".com/", "label empty or too long"),
+        ("http://:80/", "no host"),
+    ],
+)
+def test_a_malformed_url_or_idna_host_is_one_line(
+    url: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["analyze", url]) == 2
+    err = capsys.readouterr().err
+    assert "is not a usable URL: " in err and message in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("alpha", ["5e-324", "0", "1", "nan", "-0.05", "five"])
+def test_an_alpha_that_is_no_level_is_one_line(
+    data: Path, alpha: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """5e-324 (a subnormal) divided over the comparisons is 0.0: critical_value raised."""
+    one_line(capsys, ["analyze", str(data), "--alpha", alpha], "--alpha")
+
+
+def test_a_subnormal_alpha_in_the_dataset_is_one_line(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace_once(data / "analysis.json", "0.05", "5e-324")  # was a ValueError traceback
+    one_line(capsys, ["analyze", str(data)], "an alpha outside [1e-300, 1)")
+
+
+def test_another_alpha_reanalyses_at_that_level(data: Path, tmp_path: Path) -> None:
+    assert main(["analyze", str(data), "--json", str(tmp_path / "a")]) == 0
+    assert main(["analyze", str(data), "--alpha", "0.05", "--json", str(tmp_path / "b")]) == 0
+    assert main(["analyze", str(data), "--alpha", "0.5", "--json", str(tmp_path / "c")]) == 0
+    same = (tmp_path / "a" / "pairwise.json").read_bytes()
+    assert (tmp_path / "b" / "pairwise.json").read_bytes() == same
+    assert (tmp_path / "c" / "pairwise.json").read_bytes() != same

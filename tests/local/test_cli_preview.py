@@ -8,7 +8,7 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 import boto3
@@ -19,8 +19,10 @@ from arena_core.adapters.dynamodb import dynamo_stores
 from arena_core.adapters.polymarket import GammaMarketSource
 from arena_core.adapters.s3_blobs import S3BlobStore
 from arena_core.domain.cohort import Agent
+from arena_core.domain.panel import Methodology
 from arena_core.ports.clock import FixedClock
 from arena_core.ports.stores import Stores
+from arena_core.protocol.budget import completion_budget
 from arena_core.services.decide import DecideRequest, DecideService
 from arena_core.services.lineup import LineupService
 from arena_core.services.open_cohort import OpenCohortService
@@ -122,7 +124,7 @@ def test_the_offline_preview_is_the_decide_paths_prompt_and_writes_nothing(
     printed = _printed_transcript(out)
     assert "decision week 2" in out.splitlines()[0]
     assert "1 open positions" in printed  # the week-1 bet, as stored
-    size_line = out.splitlines()[-1]
+    (size_line,) = [line for line in out.splitlines() if line.startswith("Size: ")]
     size = int(size_line.split("total ")[1].split(" bytes")[0].replace(",", ""))
     # And the decide path, run now on the same inputs, sends exactly those bytes
     agent = ScriptedAgent(json.dumps({"action": "HOLD", "reasoning": "r"}))
@@ -255,6 +257,51 @@ def test_without_any_aws_configuration_the_offline_preview_is_a_fresh_agents_pro
     request = DecideRequest(item.agent_id, item.run_at, item.universe_ref, "owner-1")
     DecideService(stores, blobs, clock).decide(request, agent)
     ((system, user),) = [(c[0].content, c[1].content) for c in agent.conversations]
+    assert printed.encode() == f"=== system ===\n{system}\n=== user ===\n{user}\n".encode()
+
+
+PANEL_RUN = datetime(2026, 2, 1, 0, 5, tzinfo=UTC)  # the dump's week: its markets are open
+
+
+def test_a_panel_prompt_is_the_decide_paths_with_its_size_budget_and_price_per_family(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """v1+panel, offline: the panel drawn from the dump's panel listing as the decision run
+    draws it, one line per question; then the size, the completion budget at that K and what a
+    decision costs for each family of the lineup."""
+    for name in NO_AWS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    argv = ["preview", "--family", FAMILY, "--offline", "--methodology", "v1+panel"]
+    assert main(argv, now=PANEL_RUN) == 0
+    out = capsys.readouterr().out
+    printed = _printed_transcript(out)
+    header = next(line for line in printed.splitlines() if line.startswith("FORECAST PANEL ("))
+    k = int(header.split("(")[1].split(" ")[0])
+    assert k > 10
+    rows = printed.split(header + "\n")[1].split("\n\n")[0].splitlines()
+    assert len(rows) == k and all(row.count("|") == 4 for row in rows)  # one line each
+    (size,) = [line for line in out.splitlines() if line.startswith("Size: ")]
+    assert f"panel {k} markets, completion budget {completion_budget(k):,} tokens" in size
+    prices = out.split("Price per decision by family")[1].splitlines()[1:]
+    assert len(prices) == 7 and all("$" in line for line in prices)
+    assert any("moonshotai/kimi-k2-thinking" in line for line in prices)
+    # The decide path, for that agent of a v1+panel cohort, asks exactly this
+    stores, clock, blobs = memory_stores(), FixedClock(PANEL_RUN), InMemoryBlobStore()
+    OpenCohortService(
+        stores.cohorts, clock, LineupService(stores.lineups, clock), Methodology.V1_PANEL
+    ).open()
+    agent_id = Agent.id_for("c2026-02-01", FAMILY)
+    prepared = PrepareRunService(stores, _offline_source(), blobs, clock).prepare(
+        RunRequest(agent_ids=[agent_id])
+    )
+    (item,) = prepared.items
+    agent = ScriptedAgent(json.dumps({"action": "HOLD", "reasoning": "r"}))
+    request = DecideRequest(item.agent_id, item.run_at, item.universe_ref, "owner-1")
+    DecideService(stores, blobs, clock).decide(request, agent)
+    system, user = (m.content for m in agent.conversations[0][:2])  # then format retries
     assert printed.encode() == f"=== system ===\n{system}\n=== user ===\n{user}\n".encode()
 
 

@@ -16,6 +16,7 @@ from typing import Any, cast
 import pytest
 
 from arena_core.domain.lineup import BASELINES
+from arena_core.protocol.budget import completion_budget
 from arena_local.cost.compute_lines import lambda_seconds, upstream_rounds
 from arena_local.cost.init import import_seconds
 from arena_local.cost.lines import all_lines, line_map
@@ -266,9 +267,11 @@ def test_the_llm_range_comes_from_recorded_usage_per_family_and_the_settings(
     price_in, price_out = prices["llm"]["openai/gpt-5.2"]
     cohorts = SteadyState().live_cohorts
     assert gpt.low == pytest.approx(cohorts * (10_000 * price_in + 2000 * price_out) / 1e6)
-    # high: three replies at the 4,096-token cap, each retry resending what came before
-    high_in = 3 * 10_000 + (0 + 1 + 2) * 4096
-    assert gpt.high == pytest.approx(cohorts * (high_in * price_in + 3 * 4096 * price_out) / 1e6)
+    # high: three replies at the cap (unset: the budget sized for the panel, none under v1),
+    # each retry resending what came before
+    cap = completion_budget(0)
+    high_in = 3 * 10_000 + (0 + 1 + 2) * cap
+    assert gpt.high == pytest.approx(cohorts * (high_in * price_in + 3 * cap * price_out) / 1e6)
     q_in, q_out = prices["llm"]["qwen/qwen3-235b-a22b-2507"]
     overall = (1000 + 3000 + 100) / 3  # no recording of its provider: every recording's mean
     assert qwen.low == pytest.approx(cohorts * (10_000 * q_in + overall * q_out) / 1e6)

@@ -22,7 +22,11 @@ def open_cohort(stores: Stores, week_start: datetime = WEEK0) -> tuple[Cohort, l
     return created, stores.cohorts.agents(created.cohort_id)
 
 
+LIQUID = Decimal("10000")  # above the forecast panel's liquidity floor
+
+
 def binary(market_id: str, yes: str = "0.40") -> Market:
+    """A Yes/No market, liquid enough for the forecast panel once it has an end date."""
     return Market(
         market_id=market_id,
         question=f"Will {market_id} happen?",
@@ -30,6 +34,7 @@ def binary(market_id: str, yes: str = "0.40") -> Market:
             OutcomeQuote(name="Yes", price=Decimal(yes)),
             OutcomeQuote(name="No", price=Decimal(1) - Decimal(yes)),
         ),
+        liquidity=LIQUID,
     )
 
 

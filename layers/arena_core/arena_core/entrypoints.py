@@ -8,7 +8,7 @@ function never imports the site renderer and Jinja2): cold-start budget.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, time, timedelta
+from datetime import datetime, time
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
@@ -72,7 +72,7 @@ class ResolveResult(_Result):
 def panel_settings(c: Container) -> PanelSettings:
     from arena_core.services.panel import PanelSettings  # noqa: PLC0415
 
-    return PanelSettings(c.settings.panel_size, timedelta(days=c.settings.panel_horizon_days))
+    return PanelSettings(c.settings.panel_size)
 
 
 def open_cohort(c: Container) -> OpenCohortResult:

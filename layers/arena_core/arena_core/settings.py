@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from arena_core.constants import ObjectLockMode
 from arena_core.domain.panel import Methodology
+from arena_core.domain.panel_design import MAX_PANEL_SIZE, PANEL_SIZE
 from arena_core.site.build import parse_simulation
 
 
@@ -37,7 +38,10 @@ class ArenaSettings(BaseSettings):
     format_retries: int = Field(default=2, ge=0, le=5)
     max_attempts: int = Field(default=3, ge=1)
     lease_minutes: int = Field(default=15, ge=1)
-    llm_max_tokens: int = Field(default=4096, ge=256)
+    # The completion budget of a decision: by default the answer, the panel's forecasts and a
+    # reasoning model's thinking (protocol/budget.py: 23,500 tokens at K = 300); a number here
+    # replaces it for every decision.
+    llm_max_tokens: int | None = Field(default=None, ge=256)
     # Dollars the models may cost in one run week (every cohort's agents together); once spent,
     # an agent is not asked and its decision fails, not retried. None: no budget.
     llm_weekly_budget: Decimal | None = Field(default=None, ge=0)
@@ -62,11 +66,11 @@ class ArenaSettings(BaseSettings):
     min_forecasts: int = Field(default=30, ge=1)
     min_cohorts: int = Field(default=2, ge=1)
     # The protocol new cohorts freeze when they open: v1 (the seeds'), or v1+panel (v1 plus
-    # stated probabilities on a forecast panel of panel_size markets closing within
-    # panel_horizon_days). Cohorts already open keep theirs.
+    # stated probabilities on a forecast panel of panel_size markets, drawn by the design of
+    # domain/panel_design.py). Cohorts already open keep theirs. `arena cost` prints the LLM
+    # spend at this K, `arena preview` a prompt's size and price.
     methodology: Methodology = Methodology.V1
-    panel_size: int = Field(default=30, ge=1, le=100)
-    panel_horizon_days: int = Field(default=60, ge=1, le=365)
+    panel_size: int = Field(default=PANEL_SIZE, ge=1, le=MAX_PANEL_SIZE)
     # Raw 10-minute snapshots expire (DynamoDB TTL) this many days after they were taken; 0
     # keeps them forever. Hourly snapshots and family series are always kept: the site reads
     # raw snapshots for the last day only.

@@ -26,7 +26,8 @@ from typing import Any
 
 from arena_core.adapters.polymarket import parse_market
 from arena_core.domain.market import MarketStatus
-from arena_core.domain.panel import select_panel
+from arena_core.domain.panel import UNCATEGORIZED, Panel, PanelMarket
+from arena_core.protocol.budget import completion_budget
 from arena_core.protocol.prompt import build_prompt
 from arena_core.settings import ArenaSettings
 from arena_local.cost.meter import Usage
@@ -88,7 +89,9 @@ def settings() -> ArenaSettings:
 
 def panel_prompt_bytes(k: int) -> int:
     """Bytes a panel of ``k`` markets adds to the prompt, through the prompt builder, on the
-    recorded 500-market universe."""
+    recorded 500-market universe. The panel's rows are the dump's markets (the dump is a sample:
+    fewer than K qualify for a real panel at its date), one line per question, as
+    ``bench/bench_prompt_size.py`` builds them."""
     raw = json.loads(DUMP.read_text())
     markets = [
         parse_market(m).model_copy(update={"status": MarketStatus.OPEN, "resolution": None})
@@ -96,9 +99,15 @@ def panel_prompt_bytes(k: int) -> int:
     ]
     week = datetime(2026, 2, 1, tzinfo=UTC)  # the dump's week: its end dates follow it
     run_at = week + timedelta(minutes=5)
-    panel = select_panel(
-        markets, week_start=week, run_at=run_at, size=k, horizon=timedelta(days=60)
-    )
+    rows = tuple(
+        PanelMarket(
+            market_id=m.market_id, question=m.question, category=m.category or UNCATEGORIZED,
+            end_date=run_at + timedelta(days=1 + i % 7), p_yes=Decimal("0.4321"),
+            stratum="1 to 3 days" if i % 2 else "4 to 7 days",
+        )
+        for i, m in enumerate((markets * (1 + k // len(markets)))[:k])
+    )  # fmt: skip
+    panel = Panel(week_start=week, run_at=run_at, requested=k, eligible=k, markets=rows)
     sizes = []
     for chosen in (None, panel):
         prompt = build_prompt(
@@ -129,7 +138,10 @@ def weekly_spend(
     if panel_size:
         prompt += panel_prompt_bytes(panel_size) / per_token
         answer = panel_size * FORECAST_BYTES / per_token
-    cap, replies_at_most = configured.llm_max_tokens, 1 + configured.format_retries
+    # The cap is the setting when one is set, else the budget sized for the panel (K forecasts
+    # and a reasoning model's thinking: protocol/budget.py).
+    cap = configured.llm_max_tokens or completion_budget(panel_size or 0)
+    replies_at_most = 1 + configured.format_retries
     high_in = sum(prompt + i * cap for i in range(replies_at_most))  # each retry resends
     cohorts = measured.steady.live_cohorts
     found = []

@@ -110,8 +110,9 @@ def _llm_lines(measured: Measured, prices: dict[str, Any], models: Sequence[str]
     out = [
         f"LLM spend per week (not in the total; tokens x the per-model table dated "
         f"{prices['llm']['dated']}; low: replies of the size the recorded OpenRouter usage "
-        f"shows, per provider; high: every reply at the {configured.llm_max_tokens}-token cap "
-        f"and all {configured.format_retries} format retries taken):"
+        f"shows, per provider; high: every reply at the token cap (the setting, else the "
+        f"budget sized for the panel: protocol/budget.py) and all "
+        f"{configured.format_retries} format retries taken):"
     ]
     k = configured.panel_size
     for name, panel in (("v1", None), (f"v1+panel (K={k})", k)):

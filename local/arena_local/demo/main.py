@@ -26,11 +26,12 @@ from arena_core.adapters.site_publishers import (
 from arena_core.domain.cohort import date_in_calendar
 from arena_core.domain.lineup import BASELINES, AgentKind, AgentSpec, default_lineup
 from arena_core.domain.panel import Methodology
+from arena_core.domain.panel_design import PANEL_SIZE, panel_design
 from arena_core.ports.publisher import INTERNAL
 from arena_local.demo.errors import DemoError, LedgerMismatchDemoError
 from arena_local.demo.faults import FaultInjector
 from arena_local.demo.ledger import differences, export_differences, totals, write_ledger
-from arena_local.demo.markets import FIXTURES, MarketChoice, choose_markets
+from arena_local.demo.markets import FIXTURES, MarketChoice, choose_markets, panel_listing
 from arena_local.demo.printout import print_leaderboards
 from arena_local.demo.progress import ProgressBar
 from arena_local.demo.runner import LLMOptions, RunOptions, RunReport, demo_start
@@ -64,6 +65,7 @@ class DemoRequest:
     dynamodb_endpoint: str | None = None
     methodology: Methodology = Methodology.V1
     pass_minutes: int = 10  # snapshot passes this often (tests: fewer, see RunOptions)
+    panel_size: int = PANEL_SIZE  # K under v1+panel (the deployed default)
 
 
 def llm_options(request: DemoRequest) -> LLMOptions | None:
@@ -205,6 +207,15 @@ def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
     if any(spec.stand_in for spec in lineup):
         stream.write(f"Stand-ins: served on 127.0.0.1 for this run; {STAND_IN_NOTE}\n")
     start = first_sunday(request.start, stream)
+    if request.methodology == Methodology.V1_PANEL:
+        horizon = panel_design(request.panel_size).horizon_days
+        listing = panel_listing(request.seed, start, request.weeks, request.panel_size, horizon)
+        markets = markets.with_listing(listing, "a seeded synthetic panel listing")
+        stream.write(
+            f"Panel: K = {request.panel_size}, from every market of the listing that qualifies: "
+            f"the recorded ones, and a seeded synthetic listing of {request.panel_size} a week "
+            "(the recorded dump records no liquidity for the markets it replays as open)\n"
+        )
     stream.write(f"Simulating {request.weeks} week(s) from {start:%Y-%m-%d}, seed {request.seed}\n")
     template = synthesized_template()
     options = RunOptions(
@@ -217,6 +228,7 @@ def run_demo(request: DemoRequest, stream: TextIO | None = None) -> DemoOutcome:
         site_refresh_minutes=request.site_refresh_minutes,
         dynamodb_endpoint=request.dynamodb_endpoint,
         methodology=request.methodology,
+        panel_size=request.panel_size,
         pass_minutes=request.pass_minutes,
         # What the site must say is simulated: the clock and the prices always; the markets
         # when they are recorded ones replayed (live Gamma markets are today's).

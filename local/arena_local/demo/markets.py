@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,18 @@ class MarketChoice:
     payloads: list[dict[str, Any]]
     origin: str  # what the run says it used
     live: bool = False  # today's markets: no recorded outcome, they settle by their end date
+    settle: frozenset[str] = frozenset()  # markets settled at their end date (a listing's)
 
     def describe(self) -> str:
         return f"{len(self.payloads)} markets from {self.origin}"
+
+    def with_listing(self, listing: list[dict[str, Any]], note: str) -> MarketChoice:
+        """These markets and a panel listing's besides, settled at their end dates."""
+        ids = frozenset(str(p["id"]) for p in listing)
+        return replace(
+            self, payloads=[*self.payloads, *listing], origin=f"{self.origin} and {note}",
+            settle=self.settle | ids,
+        )  # fmt: skip
 
 
 def _dump(payloads: Any, origin: str) -> MarketChoice:
@@ -127,6 +137,50 @@ def synthetic(seed: int, count: int = SYNTHETIC_MARKETS) -> MarketChoice:
             }
         )
     return MarketChoice(payloads, f"a seeded synthetic universe (seed {seed})")
+
+
+PANEL_CATEGORIES = ("Politics", "Sports", "Crypto", "Economy", "Science", "Culture")
+
+
+def panel_listing(
+    seed: int, start: datetime, weeks: int, size: int, days: float = 7.0
+) -> list[dict[str, Any]]:
+    """A seeded panel listing for the forecast panel, when the markets chosen hold too few that
+    qualify (the recorded dump's closed markets record no liquidity): for each simulated week,
+    ``size`` open Yes/No markets closing within ``days`` of its decision run (the design's
+    horizon), each an event of its own, liquid, priced in the band, with a volume too small
+    for the top-500 trading universe. They settle at their end date to an outcome drawn with
+    their price."""
+    rng = random.Random(f"{seed}:panel-listing")
+    payloads = []
+    for week in range(weeks):
+        run = start + timedelta(weeks=week, minutes=5)
+        for index in range(size):
+            number = week * size + index
+            ends = run + timedelta(days=0.1 + (days - 0.2) * rng.random())
+            yes = round(rng.uniform(0.08, 0.92), 3)
+            payloads.append(
+                {
+                    "id": str(800_000_000 + number),
+                    "question": f"Synthetic panel question {number + 1}: will it happen?",
+                    "slug": f"synthetic-panel-{number + 1}",
+                    "outcomes": json.dumps(["Yes", "No"]),
+                    "outcomePrices": json.dumps([str(yes), str(round(1 - yes, 3))]),
+                    "volumeNum": round(rng.uniform(1.0, 5.0), 2),
+                    "liquidityNum": round(rng.lognormvariate(8.5, 1.0) + 1000, 2),
+                    "active": True,
+                    "closed": False,
+                    "endDate": ends.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    "events": [
+                        {
+                            "id": str(900_000_000 + number),
+                            "slug": f"synthetic-panel-event-{number + 1}",
+                            "category": PANEL_CATEGORIES[number % len(PANEL_CATEGORIES)],
+                        }
+                    ],
+                }
+            )
+    return payloads
 
 
 def choose_markets(

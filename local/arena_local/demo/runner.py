@@ -45,6 +45,7 @@ from arena_core.constants import ObjectLockMode
 from arena_core.domain.cohort import week_start_for
 from arena_core.domain.lineup import AgentSpec
 from arena_core.domain.panel import Methodology
+from arena_core.domain.panel_design import PANEL_SIZE
 from arena_core.observability import logger
 from arena_core.ports.clock import FixedClock
 from arena_core.ports.llm import LLMClient
@@ -109,6 +110,7 @@ class RunOptions:
     leaderboard_refresh_minutes: int | None = None
     universe_size: int = 500
     methodology: Methodology = Methodology.V1
+    panel_size: int = PANEL_SIZE  # K under v1+panel
     # A real DynamoDB endpoint (DynamoDB Local, say) instead of moto's: requests then run with
     # true concurrency, each run in a table of its own.
     dynamodb_endpoint: str | None = None
@@ -189,6 +191,7 @@ class DemoRun:
             start=options.start,
             horizon=horizon,
             settle_open_by_end_date=markets.live,
+            settle=markets.settle,
         )
 
     def execute(self) -> RunReport:
@@ -324,6 +327,7 @@ class DemoRun:
             or self.options.site_refresh_minutes,
             llm_model_override=llm.model_override if llm else None,
             methodology=self.options.methodology,
+            panel_size=self.options.panel_size,
             simulation=self.options.simulation,
         )
         bootstrap.reset(bootstrap.Container(settings, clock=self.clock, injected=injected))

@@ -16,6 +16,7 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -109,7 +110,9 @@ class World:
 def universe() -> list[Any]:
     ends = RUN_AT + timedelta(days=3)  # inside the panel's horizon
     return [
-        binary(m, p).model_copy(update={"end_date": ends, "category": f"cat-{m}"})
+        binary(m, p).model_copy(
+            update={"end_date": ends, "category": f"cat-{m}", "liquidity": Decimal("5000")}
+        )
         for m, p in (("m1", "0.40"), ("m2", "0.25"), ("m3", "0.70"), ("m4", "0.55"))
     ]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -20,6 +20,7 @@ from arena_core.domain.panel import Methodology, QuestionStatus, ScoredBy
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.clock import FixedClock
 from arena_core.ports.llm import ChatMessage, LLMResponse
+from arena_core.ports.market_source import MarketFetch
 from arena_core.ports.stores import Stores
 from arena_core.services.decide import DecideRequest, DecideService, DecideSettings
 from arena_core.services.panel import PanelSettings, panel_key
@@ -33,14 +34,36 @@ from tests.support.markets import StaticMarketSource
 PRICES = {"p1": "0.40", "p2": "0.55", "p3": "0.20", "p4": "0.70"}
 
 
+LIQUID = Decimal("5000")
+
+
 def universe() -> list[Market]:
     ends = RUN_AT + timedelta(days=3)
     markets = [
-        binary(m, price).model_copy(update={"end_date": ends, "category": f"cat-{m}"})
+        binary(m, price).model_copy(
+            update={"end_date": ends, "category": f"cat-{m}", "liquidity": LIQUID}
+        )
         for m, price in PRICES.items()
     ]
-    late = binary("late", "0.5").model_copy(update={"end_date": RUN_AT + timedelta(days=90)})
+    late = binary("late", "0.5").model_copy(
+        update={"end_date": RUN_AT + timedelta(days=90), "liquidity": LIQUID}
+    )
     return [*markets, late]
+
+
+class ListingSource(StaticMarketSource):
+    """A trading universe, and a panel listing of other markets besides (as Gamma's)."""
+
+    def __init__(self, universe: Sequence[Market], listing: Sequence[Market]) -> None:
+        super().__init__(universe)
+        self.listing = list(listing)
+        self.windows: list[tuple[datetime, datetime, Decimal]] = []
+
+    def panel_listing(
+        self, closes_after: datetime, closes_by: datetime, min_liquidity: Decimal
+    ) -> MarketFetch:
+        self.windows.append((closes_after, closes_by, min_liquidity))
+        return MarketFetch(markets={m.market_id: m for m in self.listing})
 
 
 class StatingModel(ForecastAgent):
@@ -86,6 +109,10 @@ def test_a_panel_week_is_forecast_by_every_agent_and_scored_once(stores: Stores)
     assert blobs.find(panel_key(RUN_AT)) is not None
     pending = stores.panel.pending_questions()
     assert sorted(q.market.market_id for q in pending) == sorted(PRICES)  # "late" is too late
+    assert {(q.stratum, q.stratum_quota, q.stratum_eligible) for q in pending} == {
+        ("1 to 3 days", 2, 4)
+    }
+    assert {(q.requested, q.eligible) for q in pending} == {(4, 4)}
     assert all(len(q.agent_ids) == len(cohort.lineup) for q in pending)
     assert prepare.prepare(RunRequest()).universe_ref == run.universe_ref
     assert stores.panel.register_questions(pending) == 0  # a rerun registers nothing new
@@ -133,6 +160,25 @@ def test_a_panel_week_is_forecast_by_every_agent_and_scored_once(stores: Stores)
         "p3": QuestionStatus.PENDING,
         "p4": QuestionStatus.PENDING,
     }
+
+
+def test_the_panel_is_drawn_from_the_listing_not_the_trading_universe(stores: Stores) -> None:
+    """The top-500 universe holds none of the panel's markets here: the panel comes from the
+    listing of every active market closing within the strata above the liquidity floor."""
+    blobs, clock = InMemoryBlobStore(), FixedClock(RUN_AT)
+    cohort = Cohort.open(WEEK0, default_lineup(), Methodology.V1_PANEL)
+    stores.cohorts.create_cohort(cohort, cohort.agents())
+    listed = [m.model_copy(update={"market_id": f"listed-{m.market_id}"}) for m in universe()]
+    source = ListingSource(universe()[-1:], listed)
+    settings = PanelSettings(size=4)
+    run = PrepareRunService(stores, source, blobs, clock, panel=settings).prepare(RunRequest())
+    assert run.markets == 1  # trading still sees its own universe
+    pending = stores.panel.pending_questions()
+    assert sorted(q.market.market_id for q in pending) == sorted(f"listed-{m}" for m in PRICES)
+    design = settings.design
+    assert source.windows == [
+        (RUN_AT, RUN_AT + timedelta(days=design.horizon_days), design.min_liquidity)
+    ]
 
 
 def test_a_v1_cohort_gets_no_panel(stores: Stores) -> None:

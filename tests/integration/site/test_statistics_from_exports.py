@@ -26,7 +26,7 @@ from tests.support.html_tables import table, tables
 from tests.support.scenario import PROVISIONAL_FAMILY, Scenario, build
 
 RULES = Rules(min_forecasts=8, min_cohorts=2, min_weeks=2, min_events=4, min_return_cohorts=2)
-OUTPUTS = ("leaderboard.json", "panel_leaderboard.json", "pairwise.json")
+OUTPUTS = ("leaderboard.json", "panel_leaderboard.json", "comparisons.json", "pairwise.json")
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
@@ -233,7 +233,7 @@ def test_pairwise_page_prints_the_recomputed_verdicts(
         assert (cells[5], cells[6]) == (shown(pair.p_value, 3), shown(pair.p_holm, 3))
         verdict, more = cells[9], cells[8]
         if verdict == "undecided so far":
-            assert more.startswith("about") or more == "no difference observed"
+            assert more.startswith("about") or more == "no difference established: no week promised"
         elif verdict == "too few shared for a verdict":
             assert more.endswith("needed") and d.low is None
         else:
@@ -268,3 +268,45 @@ def test_model_pages_print_the_recomputed_calibration(
             assert cells[1:] == [
                 shown(parts[k], 4) for k in ("reliability", "resolution", "uncertainty", "brier")
             ]
+
+
+def test_the_primary_comparisons_are_published_beside_the_secondary_pairs(site: Scenario) -> None:
+    """Each ranked model against the market (the pair's difference, oriented model minus
+    market, at its own Holm level over the models) and which could be the best; the pairwise
+    page shows them first and calls the pairs secondary."""
+    data = site.site_dir / "data"
+    rows = [r for r in read_csv(data / "comparisons.csv") if r["methodology"] == "v1"]
+    board = next(b for b in analyse(FolderSource(data)) if b.methodology == "v1")
+    ranked = [r.family_id for r in board.rows if r.rank is not None]
+    assert ranked and [r["family_id"] for r in rows] == ranked + ranked
+    assert [r["comparison"] for r in rows] == ["versus_market"] * len(ranked) + ["best"] * len(
+        ranked
+    )
+    pairs = {(p["family_a"], p["family_b"]): p for p in read_csv(data / "pairwise.csv")}
+    for row in rows[: len(ranked)]:
+        pair = pairs.get((row["family_id"], "market"))
+        sign = Decimal(1)
+        if pair is None:
+            pair, sign = pairs[("market", row["family_id"])], Decimal(-1)
+        assert Decimal(row["estimate"]) == sign * Decimal(pair["difference"])
+        assert Decimal(row["confidence"]) >= Decimal(pair["confidence"]) - Decimal("0.05")
+        assert "Holm over" in row["correction"] and "alpha 0.025" in row["correction"]
+    for row in rows[len(ranked) :]:
+        assert row["verdict"] in {"the best", "not the best", "could be the best", "too few shared"}
+        assert "MCB" in row["correction"]
+        if row["estimate_low"]:
+            assert Decimal(row["estimate_low"]) <= 0 <= Decimal(row["estimate_high"])
+    page = (site.site_dir / "pairwise.html").read_text()
+    assert page.index("Primary comparisons") < page.index("Secondary: every pair")
+
+
+def test_every_pair_is_labelled_secondary_with_its_own_correction(site: Scenario) -> None:
+    rows = read_csv(site.site_dir / "data" / "pairwise.csv")
+    tested: dict[tuple[str, str], int] = {}
+    for row in rows:
+        if row["p_value"]:
+            key = (row["methodology"], row["measure"])
+            tested[key] = tested.get(key, 0) + 1
+    for row in rows:
+        m = tested.get((row["methodology"], row["measure"]), 0)
+        assert row["correction"] == f"secondary: Holm over {m} pairs at alpha 0.05"

@@ -2,6 +2,8 @@
 
 import json
 import math
+from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -213,3 +215,66 @@ def test_rate_limiter_spaces_requests() -> None:
         bucket.acquire()
     # Two free, then four more at 10 per second.
     assert time.now - 1000.0 == pytest.approx(0.4)
+
+
+WINDOW = (
+    datetime(2026, 2, 1, 0, 5, tzinfo=UTC),
+    datetime(2026, 2, 15, 0, 5, tzinfo=UTC),
+    Decimal("1000"),
+)
+
+
+def _in_window(raw: dict[str, Any]) -> bool:
+    end, liquidity = str(raw.get("endDate") or ""), raw.get("liquidityNum")
+    return (
+        not raw.get("closed")
+        and "2026-02-01T00:05:00Z" < end <= "2026-02-15T00:05:00Z"
+        and liquidity is not None
+        and float(liquidity) >= 1000
+    )
+
+
+def test_the_panel_listing_asks_for_the_window_and_the_floor_and_pages_it(
+    dump: list[dict[str, Any]],
+) -> None:
+    replay = GammaReplay(dump)
+    fetch = source(replay.transport(), FakeTime(), page_size=10).panel_listing(*WINDOW)
+    expected = {str(m["id"]) for m in dump if _in_window(m)}
+    assert set(fetch.markets) == expected and len(expected) > 10
+    first = replay.requests[0].url.params
+    assert (first["closed"], first["liquidity_num_min"]) == ("false", "1000")
+    assert (first["end_date_min"], first["end_date_max"]) == (
+        "2026-02-01T00:05:00Z",
+        "2026-02-15T00:05:00Z",
+    )
+    assert fetch.requests == math.ceil((len(expected) + 1) / 10)  # up to the short page
+
+
+def test_a_listing_the_server_does_not_filter_is_filtered_here(
+    dump: list[dict[str, Any]],
+) -> None:
+    """A server that ignores the window's parameters returns every open market: the same
+    rules keep the same markets."""
+
+    def ignoring(request: httpx.Request) -> httpx.Response:
+        params = [(k, v) for k, v in request.url.params.multi_items() if "_min" not in k]
+        params = [(k, v) for k, v in params if "_max" not in k]
+        return GammaReplay(dump).handle(httpx.Request("GET", request.url.copy_with(params=params)))
+
+    fetch = source(httpx.MockTransport(ignoring), FakeTime()).panel_listing(*WINDOW)
+    assert set(fetch.markets) == {str(m["id"]) for m in dump if _in_window(m)}
+
+
+def test_a_deep_offset_gamma_refuses_ends_the_listing_there_and_says_so(
+    dump: list[dict[str, Any]],
+) -> None:
+    replay = GammaReplay([{**m, "endDate": "2026-02-03T00:00:00Z"} for m in dump])
+
+    def refusing(request: httpx.Request) -> httpx.Response:
+        if int(request.url.params["offset"]) >= 200:
+            return httpx.Response(422, text="offset too large")
+        return replay.handle(request)
+
+    fetch = source(httpx.MockTransport(refusing), FakeTime()).panel_listing(*WINDOW)
+    assert 100 < len(fetch.markets) <= 200
+    assert fetch.errors and "listing ends at offset 200" in fetch.errors[0]

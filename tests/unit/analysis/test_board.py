@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 import pytest
 
 from arena_core.analysis.board import MARKET, Board, analyze
 from arena_core.analysis.clustered import Clustering
 from arena_core.analysis.figures import BRIER, PEER, Figure, Measure, Rules
-from arena_core.analysis.pairs import Verdict, weeks_to_call
+from arena_core.analysis.pairs import PROMISE, Verdict, planned_difference, weeks_to_call
 from arena_core.analysis.rows import Forecast
 from arena_core.analysis.tdist import critical_value
 
@@ -120,13 +121,30 @@ def test_rank_ranges_come_from_the_holm_verdicts() -> None:
     assert found.families["sharp"].first_share == max(shares)
 
 
-def test_an_undecided_pair_says_how_many_more_weeks_never_none() -> None:
-    rows = _noisy(4, {"a": 0.2, "b": 0.22, "c": 0.6}, 3, 12)
+def test_an_undecided_pair_is_promised_weeks_only_once_a_difference_is_established() -> None:
+    rows = _noisy(4, {"a": 0.2, "b": 0.22, "c": 0.6}, 8, 12)
+    promised = 0
     for pair in board(rows).pairs:
-        if pair.verdict is Verdict.UNDECIDED and pair.difference and pair.difference.estimate:
-            assert pair.more_weeks is not None and pair.more_weeks >= 1
         if pair.decided:
             assert pair.more_weeks is None
+        elif pair.verdict is Verdict.UNDECIDED and pair.difference:
+            established = planned_difference(pair.difference) > 0.0
+            assert (pair.more_weeks is not None) == established
+            promised += established
+            if pair.more_weeks is not None:
+                assert pair.more_weeks >= 1
+    assert promised  # some pair here has one
+
+
+def test_a_difference_within_its_lower_bound_of_zero_is_promised_nothing() -> None:
+    """The observed |A - B| of an equal pair is chance: planning on it promised equal pairs a
+    verdict ("about 14 more weeks") they never get. Below its one-sided 1% bound, none."""
+    t = critical_value(12.0, 2 * PROMISE)
+    near = Figure(0.99 * t * 0.01, None, None, 0.01, 12.0, 400, 13, 60, None)
+    assert planned_difference(near) < 0.0 and weeks_to_call(near, 0.05 / 28) is None
+    clear = replace(near, estimate=1.5 * t * 0.01)
+    assert planned_difference(clear) == pytest.approx(0.5 * t * 0.01)
+    assert weeks_to_call(clear, 0.05 / 28) is not None
 
 
 def test_the_panel_board_compares_and_ranks_on_peer_score_with_brier_beside() -> None:
@@ -194,11 +212,12 @@ def test_a_brier_difference_interval_never_leaves_minus_one_to_one() -> None:
 def test_a_tiny_alpha_still_counts_the_weeks_an_undecided_pair_needs() -> None:
     """With alpha / pairs below about 1e-16, 1 - alpha / 2 rounded to 1.0 and the normal
     quantile raised StatisticsError (a traceback in ``arena analyze`` on such settings)."""
-    rows = _noisy(4, {"a": 0.2, "b": 0.22, "c": 0.6}, 3, 12)
+    rows = _noisy(4, {"a": 0.2, "b": 0.22, "c": 0.6}, 10, 20)
     rules = Rules(min_forecasts=5, min_cohorts=1, min_weeks=2, min_events=2, alpha=1e-17)
     pairs = board(rows, rules=rules).pairs
     undecided = [p for p in pairs if p.verdict is Verdict.UNDECIDED and p.difference]
-    assert undecided and all(p.more_weeks is not None and p.more_weeks >= 1 for p in undecided)
+    established = [p for p in undecided if p.difference and planned_difference(p.difference) > 0]
+    assert established and all(p.more_weeks and p.more_weeks >= 1 for p in established)
 
 
 def test_rows_that_tie_on_who_when_and_what_give_the_same_board_in_any_order() -> None:
@@ -299,15 +318,17 @@ def test_a_rank_never_falls_outside_its_own_range() -> None:
 def test_more_weeks_counts_with_students_t_not_the_normal() -> None:
     """With few weeks the normal quantile promises a verdict too soon: the weeks given are the
     fewest at which t, on the degrees of freedom those weeks bring, would call the pair."""
-    shown = Figure(0.03, None, None, 0.02, 1.0, 40, 2, 2, None)
+    shown = Figure(0.2, None, None, 0.02, 2.0, 40, 3, 3, None)
+    planned = planned_difference(shown)
+    assert 0.0 < planned < 0.2
     strict = 0.05 / 21
     extra = weeks_to_call(shown, strict)
     assert extra is not None
 
     def half(more: int) -> float:
-        return critical_value(1.0 + more, strict) * 0.02 * math.sqrt(2 / (2 + more))
+        return critical_value(2.0 + more, strict) * 0.02 * math.sqrt(3 / (3 + more))
 
-    assert half(extra) < 0.03 <= half(extra - 1)
+    assert half(extra) < planned <= half(extra - 1)
 
 
 def test_a_skill_interval_stays_above_the_lowest_skill_possible() -> None:

@@ -137,3 +137,38 @@ def test_a_two_way_variance_left_by_rounding_falls_back_to_the_larger_one_way() 
     assert by_event.se > 0.01
     assert found.se == pytest.approx(by_event.se, rel=1e-9)
     assert found.df == 2
+
+
+def test_three_way_error_is_inclusion_and_exclusion_over_event_run_week_and_close_week() -> None:
+    rng = random.Random(8)
+    units = [
+        Unit(f"e{rng.randrange(30)}", f"w{rng.randrange(6)}", f"c{rng.randrange(5)}")
+        for _ in range(150)
+    ]
+    shock = {u.closes: rng.gauss(0, 1) for u in units}  # an outcome shock per close week
+    values = [shock[u.closes] + rng.gauss(0, 1) for u in units]
+    found = clustered.mean(values, units, Clustering.EVENT_WEEK_CLOSE)
+    assert found is not None
+
+    def by(*parts: str) -> float:
+        return _cr1(values, ["|".join(getattr(u, p) for p in parts) for u in units])
+
+    expected = (
+        by("event") + by("week") + by("closes")
+        - by("event", "week") - by("event", "closes") - by("week", "closes")
+        + by("event", "week", "closes")
+    )  # fmt: skip
+    assert found.se**2 == pytest.approx(expected, rel=1e-12)
+    assert found.df == 5 - 1  # the fewest clusters: five close weeks
+    two_way = clustered.mean(values, units, Clustering.EVENT_WEEK)
+    assert two_way is not None and found.se > 1.5 * two_way.se  # the shock it missed
+
+
+def test_an_unknown_close_week_is_the_run_week() -> None:
+    values, units = _sample(9)
+    unknown = clustered.mean(values, units, Clustering.EVENT_WEEK_CLOSE)
+    known = clustered.mean(
+        values, [Unit(u.event, u.week, u.week) for u in units], Clustering.EVENT_WEEK_CLOSE
+    )
+    assert unknown is not None and known is not None
+    assert unknown.se == known.se and unknown.df == known.df

@@ -162,7 +162,10 @@ def test_an_undecided_pair_never_reads_as_already_separated() -> None:
     decided = _pair(Verdict.A_BETTER, -0.09, 0.01, None)
     assert pairwise.verdict(decided, {"a": "Model A"}) == "Model A better"
     assert pairwise.more_needed(decided) == "—"
-    assert pairwise.more_needed(replace(undecided, more_weeks=None)) == "no difference observed"
+    assert (
+        pairwise.more_needed(replace(undecided, more_weeks=None))
+        == "no difference established: no week promised"
+    )
 
 
 def test_a_detectable_difference_beyond_what_the_measure_allows_says_so() -> None:

@@ -1,4 +1,5 @@
-"""The LLM agent: the conversation goes to an OpenAI-compatible chat model at temperature 0."""
+"""The LLM agent: the conversation goes to an OpenAI-compatible chat model at temperature 0,
+with a completion budget sized for the decision's panel (``protocol.budget``) unless one is set."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from arena_core.ports.agent import AgentContext, ForecastAgent
 from arena_core.ports.llm import ChatMessage, LLMClient, LLMRequest, LLMResponse
+from arena_core.protocol.budget import completion_budget
 
 
 class LLMAgent(ForecastAgent):
@@ -15,7 +17,7 @@ class LLMAgent(ForecastAgent):
         client: LLMClient,
         model_id: str,
         *,
-        max_tokens: int = 4096,
+        max_tokens: int | None = None,
         json_mode: bool = True,
         provider: dict[str, Any] | None = None,
         reasoning: dict[str, Any] | None = None,
@@ -28,12 +30,13 @@ class LLMAgent(ForecastAgent):
         self._reasoning = reasoning
 
     def respond(self, messages: Sequence[ChatMessage], context: AgentContext) -> LLMResponse:
-        del context  # the prompt already carries everything a model may see
+        # The prompt carries everything a model may see; the context sizes the budget only.
+        panel = len(context.panel.markets) if context.panel is not None else 0
         request = LLMRequest(
             model=self._model,
             messages=tuple(messages),
             temperature=0.0,
-            max_tokens=self._max_tokens,
+            max_tokens=self._max_tokens or completion_budget(panel),
             response_format=self._format,
             provider=self._provider,
             reasoning=self._reasoning,

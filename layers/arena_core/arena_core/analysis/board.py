@@ -34,6 +34,7 @@ from arena_core.analysis.pairs import (
     compare_returns,
     return_figure,
 )
+from arena_core.analysis.primary import Primary, primary_comparisons
 from arena_core.analysis.ranks import first_shares, order_by_verdicts, rank_ranges
 from arena_core.analysis.rows import CohortReturn, Forecast, PositionPnl
 from arena_core.scoring.seeds import seed_for
@@ -50,6 +51,8 @@ class Board:
     brier_pairs: list[PairResult] = field(default_factory=list)  # beside a peer-score ranking
     return_pairs: list[PairResult] = field(default_factory=list)
     breakdowns: list[Breakdown] = field(default_factory=list)
+    # The pre-registered claims on the ranked measure (the pairs are the secondary table).
+    primary: Primary | None = None
 
     @property
     def compared(self) -> int:
@@ -65,6 +68,7 @@ def _row_order(row: Forecast) -> tuple[object, ...]:
         row.family_id, row.week, row.market_id, row.cohort_id, row.agent_id, row.p_yes,
         row.market_p_yes, row.outcome, row.matured, row.event_id, row.category, row.horizon,
         row.peer is not None, row.peer or 0.0, row.baseline is not None, row.baseline or 0.0,
+        row.closes,
     )  # fmt: skip
 
 
@@ -179,6 +183,39 @@ def analyze(
     )
 
 
+def _forecasters(
+    forecasts: Sequence[Forecast], rankable: set[str], peer_market: bool
+) -> dict[str, list[Forecast]]:
+    """Every forecaster's rows, the market's own forecasts included."""
+    # One canonical order, whatever order the rows came in (a store's, a CSV's): every sum is
+    # then added up in the same order, so the site and ``arena analyze`` agree to the bit.
+    forecasts = sorted(forecasts, key=_row_order)
+    rows = [*forecasts, *market_forecasts(forecasts, rankable, with_peer=peer_market)]
+    return _by_family(rows)
+
+
+def _compared(
+    matured: Mapping[str, Sequence[Forecast]], compared: set[str]
+) -> dict[str, Sequence[Forecast]]:
+    return {n: matured[n] for n in sorted(matured) if n in compared or n == MARKET}
+
+
+def pairs_only(
+    forecasts: Sequence[Forecast],
+    *,
+    rankable: set[str],
+    compared: set[str],
+    measure: Measure,
+    rules: Rules,
+    peer_market: bool,
+) -> list[PairResult]:
+    """The pairs ``analyze_forecasts`` finds on the ranked measure, and nothing else (the
+    validity benchmark reads a season at every week to check the weeks it promises)."""
+    by_family = _forecasters(forecasts, rankable, peer_market)
+    matured = {name: [r for r in found if r.matured] for name, found in by_family.items()}
+    return compare_forecasts(_compared(matured, compared), measure, rules)
+
+
 def analyze_forecasts(
     forecasts: Sequence[Forecast],
     *,
@@ -193,11 +230,7 @@ def analyze_forecasts(
     """Everything the forecasts decide: every figure but the returns (left empty), the pairs
     on the ranked measure and on Brier, the ranks, and the breakdowns. It changes only when a
     forecast is scored or matures (the site keeps it between publications: ``site/boards``)."""
-    # One canonical order, whatever order the rows came in (a store's, a CSV's): every sum is
-    # then added up in the same order, so the site and ``arena analyze`` agree to the bit.
-    forecasts = sorted(forecasts, key=_row_order)
-    rows = [*forecasts, *market_forecasts(forecasts, rankable, with_peer=peer_market)]
-    by_family = _by_family(rows)
+    by_family = _forecasters(forecasts, rankable, peer_market)
     names = sorted(by_family)
     results = {
         name: family_result(
@@ -213,12 +246,16 @@ def analyze_forecasts(
         for name in names
     }
     matured = {name: [r for r in found if r.matured] for name, found in by_family.items()}
-    shown = {n: matured[n] for n in names if n in compared or n == MARKET}
+    shown = _compared(matured, compared)
     board = Board(measure=measure, rules=rules)
     board.pairs = compare_forecasts(shown, measure, rules)
     if measure is not BRIER:
         board.brier_pairs = compare_forecasts(shown, BRIER, rules)
     board.families = _ranked(results, matured, board.pairs, measure, rules)
+    ranked = sorted(
+        (r for r in board.families.values() if r.rank is not None), key=lambda r: r.rank or 0
+    )
+    board.primary = primary_comparisons(board.pairs, [r.family_id for r in ranked], measure, rules)
     if groups:
         board.breakdowns = [
             b for name in names for b in breakdowns(name, by_family[name], groups, rules)

@@ -14,7 +14,7 @@ import csv
 import io
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
 from arena_core.analysis.rows import CohortReturn, Forecast, PositionPnl
@@ -151,6 +151,15 @@ def cells(name: str, rows: Sequence[Record]) -> Iterator[Cell]:
         yield Cell(name, line, row)
 
 
+def week_of(moment: datetime | None) -> str:
+    """The run week a moment falls in, as exported (``w`` and its Sunday's date); "" when
+    unknown. A question's close week is one of the dimensions its errors are clustered on."""
+    if moment is None:
+        return ""
+    day = moment.date()
+    return f"w{(day - timedelta(days=(day.weekday() + 1) % 7)).isoformat()}"
+
+
 def horizon(made: datetime | None, closes: datetime | None) -> str:
     """The time from a forecast to its market's scheduled close, as a breakdown group."""
     if made is None or closes is None:
@@ -176,7 +185,8 @@ FORECAST_COLUMNS = (
 def _forecast(cell: Cell, made: str, closes: str, **scores: float | None) -> Forecast:
     """The forecast a row of ``forecasts`` or ``panel_scores`` holds (their shared columns;
     ``scores``: a panel row's peer and baseline scores)."""
-    horizon_of = horizon(cell.moment(made), cell.moment(closes))
+    ends = cell.moment(closes)
+    horizon_of = horizon(cell.moment(made), ends)
     try:
         return Forecast(
             family_id=cell.text("family_id"),
@@ -191,6 +201,7 @@ def _forecast(cell: Cell, made: str, closes: str, **scores: float | None) -> For
             matured=cell.flag("matured"),
             category=cell.text("category") or "uncategorised",
             horizon=horizon_of,
+            closes=week_of(ends),
             **scores,
         )
     except InvalidProbabilityError as exc:  # p outside [0, 1], an outcome not 0 or 1

@@ -104,19 +104,27 @@ class FamilyResult:
         return self.peer if measure is PEER else self.brier
 
 
-def _mean_figure(rows: Sequence[Forecast], measure: Measure, rules: Rules) -> Figure | None:
-    estimate = clustered.mean(
-        [measure.value(r) for r in rows], [r.unit for r in rows], rules.clustering
-    )
+def _mean_figure(
+    rows: Sequence[Forecast],
+    measure: Measure,
+    rules: Rules,
+    clusters: clustered.Clusters | None = None,
+) -> Figure | None:
+    """``measure``'s mean over ``rows`` (``clusters``: theirs, when already worked out)."""
+    units = clusters or [r.unit for r in rows]
+    estimate = clustered.mean([measure.value(r) for r in rows], units, rules.clustering)
     missing = rules.shortfall(estimate.weeks, estimate.events) if estimate else None
     return figure(estimate, measure.bounds, rules.alpha, missing)
 
 
-def skill_figure(rows: Sequence[Forecast], rules: Rules) -> Figure | None:
+def skill_figure(
+    rows: Sequence[Forecast], rules: Rules, clusters: clustered.Clusters | None = None
+) -> Figure | None:
     """Brier skill vs the market on the same forecasts. With the market's mean Brier B_m on
     them, the family's lies in [0, 1], so its skill in [1 - 1 / B_m, 1]: the interval stays in."""
     briers, market = [r.brier for r in rows], [r.market_brier for r in rows]
-    estimate = clustered.skill(briers, market, [r.unit for r in rows], rules.clustering)
+    units = clusters or [r.unit for r in rows]
+    estimate = clustered.skill(briers, market, units, rules.clustering)
     missing = rules.shortfall(estimate.weeks, estimate.events) if estimate else None
     bounds = SKILL_BOUNDS
     if market and math.fsum(market) > 0.0:
@@ -180,8 +188,9 @@ def family_result(
     matured = [r for r in rows if r.matured]
     has_peer = bool(rows) and all(r.peer is not None for r in rows)
     scores = [BRIER, LOG_SCORE, RELATIVE_LOG, MARKET_BRIER] + ([PEER, BASELINE] if has_peer else [])
-    peer = _mean_figure(matured, PEER, rules) if has_peer and matured else None
-    brier = _mean_figure(matured, BRIER, rules)
+    clusters = clustered.Clusters.of([r.unit for r in matured], rules.clustering)
+    peer = _mean_figure(matured, PEER, rules, clusters) if has_peer and matured else None
+    brier = _mean_figure(matured, BRIER, rules, clusters)
     eligible, missing = _eligibility(matured, peer if measure is PEER else brier, rules, rankable)
     every_return = [r.return_pct for r in returns]
     return FamilyResult(
@@ -192,12 +201,14 @@ def family_result(
         weeks=len({r.week for r in matured}),
         events=len({r.unit.event for r in matured}),
         brier=brier,
-        log_score=_mean_figure(matured, LOG_SCORE, rules),
-        skill=skill_figure(matured, rules),
-        relative_log=_mean_figure(matured, RELATIVE_LOG, rules),
-        market_brier=_mean_figure(matured, MARKET_BRIER, rules),
+        log_score=_mean_figure(matured, LOG_SCORE, rules, clusters),
+        skill=skill_figure(matured, rules, clusters),
+        relative_log=_mean_figure(matured, RELATIVE_LOG, rules, clusters),
+        market_brier=_mean_figure(matured, MARKET_BRIER, rules, clusters),
         peer=peer,
-        baseline=_mean_figure(matured, BASELINE, rules) if has_peer and matured else None,
+        baseline=(
+            _mean_figure(matured, BASELINE, rules, clusters) if has_peer and matured else None
+        ),
         provisional=_means(rows, scores),
         returns=return_figure(returns, positions, rules),
         provisional_return=math.fsum(every_return) / len(every_return) if every_return else None,
@@ -244,6 +255,7 @@ def market_forecasts(
                 baseline=baseline,
                 category=first.category,
                 horizon=first.horizon,
+                closes=first.closes,
             )
         )
     return found

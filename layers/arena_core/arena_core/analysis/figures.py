@@ -16,6 +16,9 @@ from arena_core.analysis.clustered import Clustering, Estimate
 from arena_core.analysis.rows import Forecast
 
 INF = math.inf
+# The smallest familywise level analysed: a comparison's own level is alpha over a few hundred
+# comparisons at most, and must stay a normal float for its critical value to exist.
+MIN_ALPHA = 1e-300
 LOG_FLOOR = math.log(1e-12)  # the clipped log score's lowest value
 
 
@@ -85,6 +88,13 @@ class Rules:
         if cohorts < self.min_return_cohorts:
             return f"{cohorts} of {self.min_return_cohorts} completed cohorts needed"
         return None
+
+
+def alpha_problem(alpha: float) -> str | None:
+    """Why ``alpha`` cannot be a familywise level, or None when it can."""
+    if not MIN_ALPHA <= alpha < 1.0:  # NaN fails too
+        return f"alpha must lie in [{MIN_ALPHA:g}, 1), got {alpha!r}"
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from itertools import combinations
 from statistics import NormalDist
 
 from arena_core.analysis import clustered
-from arena_core.analysis.clustered import Estimate, Unit
+from arena_core.analysis.clustered import Clusters, Estimate, Unit
 from arena_core.analysis.figures import RETURN_BOUNDS, Figure, Measure, Rules, figure
 from arena_core.analysis.rows import CohortReturn, Forecast, PositionPnl
 from arena_core.analysis.tdist import critical_value, two_sided_p
@@ -36,6 +36,10 @@ RETURN = "return_pct"
 POWER = 0.80
 NO_SPREAD = "the same difference on every shared question: no error to estimate"
 FAR_WEEKS = 4096  # past these (80 years), the normal quantile stands in for t's
+# A promise of weeks plans on the lower bound of |A - B| at this one-sided level: calibrated on
+# the validity benchmark so that an equal pair is (almost) never promised a verdict and a pair
+# told "by week W" is decided by W in at least half the seasons.
+PROMISE = 0.01
 
 
 class Verdict(StrEnum):
@@ -58,7 +62,9 @@ class PairResult:
     p_value: float | None  # None below the minimum sample
     p_holm: float | None
     detectable: float | None  # the smallest |A - B| this sample would call with 80% power
-    more_weeks: int | None  # weeks more until called, if the difference held; None if decided
+    # Weeks more until called if the difference held at its lower bound (``weeks_to_call``);
+    # None once decided, or while no difference is established.
+    more_weeks: int | None
     verdict: Verdict
     level: float | None = None  # the alpha of the interval shown (its Holm step's), once tested
 
@@ -79,10 +85,18 @@ def question_values(
     """Per question (run week, market): the mean of the measure over the rows, and its unit."""
     sums: dict[tuple[str, str], list[float]] = {}
     units: dict[tuple[str, str], Unit] = {}
+    value = measure.value
     for row in rows:
-        sums.setdefault(row.question, []).append(measure.value(row))
-        units[row.question] = row.unit
-    return {key: (math.fsum(v) / len(v), units[key]) for key, v in sums.items()}
+        key = row.question
+        found = sums.get(key)
+        if found is None:
+            sums[key] = [value(row)]
+        else:
+            found.append(value(row))
+        units[key] = row.unit
+    return {
+        key: (v[0] if len(v) == 1 else math.fsum(v) / len(v), units[key]) for key, v in sums.items()
+    }
 
 
 def difference_bounds(bounds: tuple[float, float]) -> tuple[float, float]:
@@ -119,7 +133,7 @@ def _tested(  # noqa: PLR0917 (one pair's fields, as PairResult takes them)
     return PairResult(a, b, measure, lower_is_better, shown, p, None, None, None, Verdict.UNDECIDED)
 
 
-def _finish(
+def finish(
     results: list[PairResult], rules: Rules, bounds: tuple[float, float] = (-math.inf, math.inf)
 ) -> list[PairResult]:
     """Holm over the tested pairs: each pair's interval at its step's level, its verdict (the
@@ -190,12 +204,23 @@ def holm_levels(
     return levels
 
 
+def planned_difference(difference: Figure) -> float:
+    """What a promise of weeks plans on: the lower one-sided ``PROMISE`` bound on |A - B|
+    (0 or less: no difference established, so no week is promised). The observed |A - B| of
+    an undecided pair is inflated by chance, and an equal pair has one too: planning on it
+    promised verdicts that came late or never."""
+    if difference.se == 0.0 or difference.df < 1:
+        return 0.0
+    return abs(difference.estimate) - critical_value(difference.df, 2 * PROMISE) * difference.se
+
+
 def weeks_to_call(difference: Figure, strict: float) -> int | None:
-    """Weeks more until |A - B| would be called at level ``strict``, if it held, the standard
-    error shrank like one over the square root of the weeks and the degrees of freedom grew
-    with them (Student's t: with few weeks the normal would promise too soon); None at 0."""
-    observed = abs(difference.estimate)
-    if observed == 0.0 or difference.se == 0.0:
+    """Weeks more until the planned difference (``planned_difference``) would be called at
+    level ``strict``, if it held, the standard error shrank like one over the square root of
+    the weeks and the degrees of freedom grew with them (Student's t: with few weeks the
+    normal would promise too soon); None when no difference is established."""
+    observed = planned_difference(difference)
+    if observed <= 0.0:
         return None
     weeks = max(difference.weeks, 1)
 
@@ -232,11 +257,20 @@ def compare_forecasts(
 ) -> list[PairResult]:
     """Every two forecasters in ``rows`` (in its order) on ``measure`` over shared questions."""
     values = {family: question_values(found, measure) for family, found in rows.items()}
+    whole: dict[str, Clusters] = {}  # per family: the clusters of all its questions
     results = []
     for a, b in combinations(rows, 2):
-        shared = [q for q in values[a] if q in values[b]]  # in row order: no set order
-        diffs = [values[a][q][0] - values[b][q][0] for q in shared]
-        units = [values[a][q][1] for q in shared]
+        mine, theirs = values[a], values[b]
+        units: Sequence[Unit] | Clusters
+        if mine.keys() <= theirs.keys():  # b answered all a did (the panel: every family)
+            shared = list(mine)
+            if a not in whole:
+                whole[a] = Clusters.of([mine[q][1] for q in shared], rules.clustering)
+            units = whole[a]
+        else:
+            shared = [q for q in mine if q in theirs]  # in row order: no set order
+            units = [mine[q][1] for q in shared]
+        diffs = [mine[q][0] - theirs[q][0] for q in shared]
         estimate = clustered.mean(diffs, units, rules.clustering)
         missing = rules.shortfall(estimate.weeks, estimate.events) if estimate else None
         results.append(
@@ -251,7 +285,7 @@ def compare_forecasts(
                 difference_bounds(measure.bounds),
             )
         )
-    return _finish(results, rules, difference_bounds(measure.bounds))
+    return finish(results, rules, difference_bounds(measure.bounds))
 
 
 def _return_estimate(
@@ -299,4 +333,4 @@ def compare_returns(
         estimate = _return_estimate([(1.0, mine), (-1.0, theirs)], len(shared), rules)
         missing = rules.return_shortfall(len(shared)) if estimate else None
         results.append(_tested(a, b, RETURN, False, estimate, missing, rules))
-    return _finish(results, rules)
+    return finish(results, rules)

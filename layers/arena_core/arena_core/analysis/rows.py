@@ -47,6 +47,7 @@ class Forecast:
     baseline: float | None = None
     category: str = ""
     horizon: str = ""
+    closes: str = ""  # the week its market's scheduled end falls in ("": unknown)
     unit: Unit = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -54,7 +55,7 @@ class Forecast:
         object.__setattr__(self, "market_p_yes", probability(self.market_p_yes, "market_p_yes"))
         object.__setattr__(self, "outcome", outcome(self.outcome))
         event = self.event_id or UNGROUPED + self.market_id
-        object.__setattr__(self, "unit", Unit(event, self.week))
+        object.__setattr__(self, "unit", Unit(event, self.week, self.closes))
 
     @property
     def question(self) -> tuple[str, str]:

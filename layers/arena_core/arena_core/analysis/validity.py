@@ -175,3 +175,126 @@ def text(tables: Sequence[Table]) -> list[str]:
         for row in (table.header, *table.rows):
             lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
     return lines
+
+
+REALISTIC = "validity_realistic.json"
+
+
+@functools.cache
+def realistic_results() -> Mapping[str, Any]:
+    """The realistic world's results (``bench/bench_power.py --write``), empty when absent."""
+    path = Path(__file__).with_name(REALISTIC)
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _cell_pct(cell: Mapping[str, Any], part: str, key: str) -> str:
+    value = cell[part].get(key)
+    return _pct(value)
+
+
+def power_table(found: Mapping[str, Any]) -> Table:
+    rows = [
+        (
+            cell["plan"],
+            str(cell["weeks"]),
+            str(cell["seasons"]),
+            *(
+                _cell_pct(cell, "power", k)
+                for k in ("primary", "best", "market", "pairs", "primary, late")
+            ),
+            *(_cell_pct(cell, "false", k) for k in ("primary", "pairs")),
+            _pct(cell["reasked"]),
+        )
+        for cell in found["cells"]
+    ]
+    return Table(
+        "Realistic world: comparisons that call a true Brier gap of 0.02, and false verdicts",
+        "Share of comparisons whose true Brier gap is 0.015 to 0.025 called the right way by "
+        "the week shown (from the first cohort; questions count once they mature), on the "
+        "ranked measure (peer score): the primary comparisons together, MCB ('not the best' "
+        "for a model 0.02 behind the best), against the market, and the secondary pairs "
+        "(Holm over every pair), for the models there from the first cohort; then the primary "
+        "comparisons of the two models that join in week 4 (four weeks fewer). False verdicts: "
+        "share of seasons with any false verdict in the family shown. Re-asked: share of "
+        "questions whose market an earlier week asked.",
+        (
+            "Panel",
+            "Weeks",
+            "Seasons",
+            "Primary",
+            "Not the best",
+            "Vs market",
+            "Pairs",
+            "Primary, late models",
+            "False: primary",
+            "False: pairs",
+            "Re-asked",
+        ),
+        tuple(rows),
+    )
+
+
+COVERAGE_NAMES = {
+    "brier": "Family Brier",
+    "skill": "Skill vs market",
+    "peer": "Peer score",
+    "pair": "Pair (its Holm level)",
+    "pair95": "Pair rebuilt at 95%",
+    "market": "Vs market (its level)",
+    "best": "MCB",
+}
+
+
+def realistic_coverage_table(found: Mapping[str, Any]) -> Table:
+    rows = [
+        (
+            cell["plan"],
+            str(cell["weeks"]),
+            *(_cell_pct(cell, "coverage", k) for k in COVERAGE_NAMES),
+        )
+        for cell in found["cells"]
+    ]
+    return Table(
+        "Realistic world: coverage of the intervals shown",
+        "Share of the intervals shown that contain the true value (target: at least 93% at "
+        "every horizon from 4 weeks).",
+        ("Panel", "Weeks", *COVERAGE_NAMES.values()),
+        tuple(rows),
+    )
+
+
+def promises_table(found: Mapping[str, Any]) -> Table:
+    promises = found["promises"]
+    rows = [
+        (f"{low} to {high}", str(count), _pct(share))
+        for low, high, count, share in promises["by_ahead"]
+    ]
+    rows.append(("all", str(promises["count"]), _pct(promises["kept"])))
+    equal = promises["equal"]
+    return Table(
+        "Realistic world: 'about N more weeks'",
+        f"{promises['plan']}, seasons read at every week from {promises['first']} to "
+        f"{promises['last']}: of the undecided pairs told they would be decided by week W, the "
+        f"share decided when the same season is read at W, by how far ahead W was. Equal "
+        f"pairs were promised a verdict in {equal[0]} of {equal[1]} readings.",
+        ("Weeks ahead", "Promises", "Decided by then"),
+        tuple(rows),
+    )
+
+
+def world_table(found: Mapping[str, Any]) -> Table:
+    return Table(
+        "Realistic world: what is fitted to the recorded dump, and what is assumed",
+        f"Seed {found['seed']}, run {found['date']}, {found['seasons']} seasons per cell.",
+        ("", "Value", "From"),
+        tuple(tuple(row) for row in found["world"]),
+    )
+
+
+def realistic_tables(found: Mapping[str, Any]) -> list[Table]:
+    if not found:
+        return []
+    tables = [world_table(found), power_table(found), realistic_coverage_table(found)]
+    if found.get("promises"):
+        tables.append(promises_table(found))
+    return tables

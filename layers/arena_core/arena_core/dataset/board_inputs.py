@@ -12,7 +12,7 @@ from typing import TypeVar
 from arena_core.analysis import dataset
 from arena_core.analysis.clustered import Clustering
 from arena_core.analysis.dataset import Bet, CohortRecord, Family, PanelEntry
-from arena_core.analysis.figures import Rules
+from arena_core.analysis.figures import MIN_ALPHA, Rules, alpha_problem
 from arena_core.analysis.rows import PositionPnl
 from arena_core.domain.coherence import TradeCoherence
 from arena_core.errors import DatasetError
@@ -146,8 +146,10 @@ def read_settings(data: bytes) -> tuple[Rules, list[str]]:
     except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise DatasetError(f"{SETTINGS} cannot be read: {type(exc).__name__}") from exc
     known = {V1, V1_PANEL}
-    if not 0.0 < parsed.alpha < 1.0 or not versions or set(versions) - known:
-        raise DatasetError(f"{SETTINGS} holds an unknown methodology or an alpha outside (0, 1)")
+    if alpha_problem(parsed.alpha) or not versions or set(versions) - known:
+        raise DatasetError(
+            f"{SETTINGS} holds an unknown methodology or an alpha outside [{MIN_ALPHA:g}, 1)"
+        )
     if len(set(versions)) != len(versions):  # each would be a second, identical leaderboard
         raise DatasetError(f"{SETTINGS} names a methodology twice")
     return parsed, versions

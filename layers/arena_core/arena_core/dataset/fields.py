@@ -76,6 +76,8 @@ INTEGER = frozenset(
         "bet_forecasts",
         "requested",
         "eligible",
+        "stratum_quota",
+        "stratum_eligible",
         "decisions",
     }
 )
@@ -197,6 +199,8 @@ STATISTICS = (
     "provisional",
     "p_value",
     "p_holm",
+    "p_adjusted",
+    "estimate",
     "detectable",
     "bin_low",
     "bin_high",
@@ -238,6 +242,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "family_returns": ("methodology", "family_id", "cohort_id"),
     "position_returns": ("position_id",),
     "families": ("methodology", "family_id"),
+    "comparisons": ("methodology", "comparison", "family_id", "measure"),
     "pairwise": ("methodology", "family_a", "family_b", "measure"),
     "breakdowns": ("methodology", "family_id", "dimension", "group"),
     "calibration": ("methodology", "family_id", "forecaster", "bin"),

@@ -5,6 +5,7 @@ the schema page documents them, from this one definition (the forecast panel's t
 from __future__ import annotations
 
 from arena_core.dataset.schema_cohort import COHORT_TABLES
+from arena_core.dataset.schema_comparisons import COMPARISON_TABLES
 from arena_core.dataset.schema_decisions import DECISION_TABLES
 from arena_core.dataset.schema_markets import MARKET_TABLES
 from arena_core.dataset.schema_panel import METHODOLOGY, PANEL_TABLES
@@ -246,6 +247,11 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ),
             ("verdict", "A better, B better, undecided, too few shared, or nothing shared."),
             ("needs", "What a pair with too few shared still needs, e.g. 3 of 8 weeks needed."),
+            (
+                "correction",
+                "The secondary table's own correction: Holm over every pair tested on the "
+                "measure (the primary comparisons, with theirs, are in comparisons).",
+            ),
         ),
     ),
     "breakdowns": (
@@ -286,4 +292,5 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     **DECISION_TABLES,
     **MARKET_TABLES,
     **PANEL_TABLES,
+    **COMPARISON_TABLES,
 }

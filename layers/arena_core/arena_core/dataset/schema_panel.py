@@ -166,7 +166,14 @@ PANEL_QUESTIONS: tuple[Column, ...] = (
     ("status", "pending, scored, or void (50/50 or indeterminate: left out, as in v1)."),
     ("agents", "Agents asked (scored together: peer scores need them all)."),
     ("requested", "The panel size asked for (K)."),
-    ("eligible", "Markets of the universe that qualified; fewer than K gives a smaller panel."),
+    (
+        "eligible",
+        "Markets of the panel listing that qualified (open, binary, in a horizon stratum, priced "
+        "in the band, liquid, not asked recently); fewer than K gives a smaller panel.",
+    ),
+    ("stratum", "The horizon stratum it was drawn for (days from the run to its close)."),
+    ("stratum_quota", "That stratum's share of K, in questions."),
+    ("stratum_eligible", "Markets that qualified for that stratum."),
 )
 
 PANEL_FORECASTS: tuple[Column, ...] = (

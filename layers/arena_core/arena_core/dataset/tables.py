@@ -12,12 +12,14 @@ interval (empty ends) and says what it needs.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from arena_core.analysis.families import Breakdown
 from arena_core.analysis.figures import Figure
 from arena_core.analysis.pairs import PairResult, Verdict
+from arena_core.analysis.primary import BestVerdict
 from arena_core.dataset.boards import BoardResult, Row
 from arena_core.scoring.reliability import ReliabilityBin
 
@@ -30,7 +32,14 @@ INPUT_TABLES = (
     "panel_scores",
     "coherence",
 )
-OUTPUT_TABLES = ("leaderboard", "panel_leaderboard", "pairwise", "breakdowns", "calibration")
+OUTPUT_TABLES = (
+    "leaderboard",
+    "panel_leaderboard",
+    "comparisons",
+    "pairwise",
+    "breakdowns",
+    "calibration",
+)
 GLOBAL_TABLES = OUTPUT_TABLES[:1] + INPUT_TABLES + OUTPUT_TABLES[1:]
 Record = dict[str, Any]
 
@@ -191,10 +200,82 @@ def pair_record(pair: PairResult, methodology: str) -> Record:
     }
 
 
+MARKET_VERDICTS = {
+    **VERDICTS,
+    Verdict.A_BETTER: "better than the market",
+    Verdict.B_BETTER: "worse than the market",
+}
+BEST_VERDICTS = {
+    BestVerdict.BEST: "the best",
+    BestVerdict.NOT_BEST: "not the best",
+    BestVerdict.CANDIDATE: "could be the best",
+    BestVerdict.TOO_FEW: "too few shared",
+}
+
+
+def comparison_rows(board: BoardResult) -> list[Record]:
+    """The primary comparisons (``analysis.primary``) of the ranked analysis: each ranked
+    model against the market, then which could be the best, with each family's correction."""
+    primary = board.shown.primary
+    if primary is None:
+        return []
+    models = len(primary.families)
+    market = (
+        f"Holm over {models} model{'' if models == 1 else 's'} at alpha "
+        f"{figure(primary.market_alpha)}"
+    )
+    best = f"Hsu's MCB, Bonferroni over {max(models - 1, 1)} at alpha {figure(primary.best_alpha)}"
+    rows = []
+    for pair in primary.versus_market:
+        difference = pair.difference
+        rows.append(
+            {
+                "methodology": board.methodology,
+                "comparison": "versus_market",
+                "family_id": pair.family_a,
+                "measure": primary.measure,
+                **interval_cells("estimate", difference),
+                "confidence": figure(None if pair.level is None else 1.0 - pair.level),
+                "p_value": figure(pair.p_value),
+                "p_adjusted": figure(pair.p_holm),
+                "verdict": MARKET_VERDICTS[pair.verdict],
+                "correction": market,
+            }
+        )
+    for found in primary.best:
+        rows.append(
+            {
+                "methodology": board.methodology,
+                "comparison": "best",
+                "family_id": found.family_id,
+                "measure": primary.measure,
+                "estimate": None,
+                "estimate_low": figure(found.low),
+                "estimate_high": figure(found.high),
+                "confidence": figure(1.0 - primary.best_alpha),
+                "p_value": None,
+                "p_adjusted": None,
+                "verdict": BEST_VERDICTS[found.verdict],
+                "correction": best,
+            }
+        )
+    return rows
+
+
 def pairwise_rows(board: BoardResult) -> list[Record]:
+    """Every pair: the secondary table, each row labelled with its correction (Holm over the
+    pairs tested on its measure; the primary comparisons are ``comparison_rows``)."""
     shown = board.shown
     pairs = [*shown.pairs, *shown.brier_pairs, *board.bets.return_pairs]
-    return [pair_record(p, board.methodology) for p in pairs]
+    tested = Counter(p.measure for p in pairs if p.p_value is not None)
+    return [
+        {
+            **pair_record(p, board.methodology),
+            "correction": f"secondary: Holm over {tested[p.measure]} pairs at alpha "
+            f"{figure(board.rules.alpha)}",
+        }
+        for p in pairs
+    ]
 
 
 def breakdown_rows(board: BoardResult) -> list[Record]:
@@ -245,6 +326,7 @@ def calibration_rows(board: BoardResult) -> list[Record]:
 OUTPUTS: dict[str, Callable[[BoardResult], list[Record]]] = {
     "leaderboard": leaderboard_rows,
     "panel_leaderboard": panel_leaderboard_rows,
+    "comparisons": comparison_rows,
     "pairwise": pairwise_rows,
     "breakdowns": breakdown_rows,
     "calibration": calibration_rows,
@@ -253,7 +335,7 @@ OUTPUTS: dict[str, Callable[[BoardResult], list[Record]]] = {
 
 # The computed tables that show only what a board's kept statistics decide (its forecasts' and
 # its returns': ``BoardResult.key``), not the live cohorts' figures.
-KEPT_OUTPUTS = ("pairwise", "breakdowns", "calibration")
+KEPT_OUTPUTS = ("comparisons", "pairwise", "breakdowns", "calibration")
 
 
 def output_rows(name: str, boards: Sequence[BoardResult]) -> list[Record]:

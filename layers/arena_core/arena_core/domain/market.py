@@ -64,6 +64,7 @@ class Market(DomainModel):
     resolution: Resolution | None = None
     category: CleanText | None = None
     volume: Decimal | None = None
+    liquidity: Decimal | None = None  # dollars on the order book (Gamma's liquidityNum)
     end_date: datetime | None = None
     slug: CleanText | None = None
     neg_risk: bool = False

@@ -1,31 +1,32 @@
 """The forecast panel of methodology ``v1+panel``: the same sampled questions for every agent.
 
-At each decision run a deterministic sample of binary markets is drawn from the captured
-universe (seeded by the week, stratified across categories, within a horizon and a price band),
-stored beside the universe with the prices at capture, and shown to every agent of the run. Each
-agent states P(YES) for every panel market in its reply; what it leaves out, after the format
-retries, is filled in with the market's price at capture (zero skill against the market) and
-flagged. Stated probabilities are clipped to [0.001, 0.999], as Metaculus does, and the clip
-is recorded. None of this changes a v1 rule: trading, limits and v1 scoring are untouched.
+At each decision run the week's panel is drawn once, deterministically for the week, from every
+active binary market above a liquidity floor (the panel listing, not only the top-500 trading
+universe), by the rules of ``panel_design`` (K questions, fresh, one per event, inside a price
+band, in fixed horizon strata, categories taking turns); it is stored with the prices at capture,
+its stratum and eligibility counts, and shown to every agent of the run. Each agent states P(YES)
+for every panel market in its reply; what it leaves out, after the format retries, is filled in
+with the market's price at capture (zero skill against the market) and flagged. Stated
+probabilities are clipped to [0.001, 0.999], as Metaculus does, and the clip is recorded. None of
+this changes a v1 rule: trading, limits and v1 scoring are untouched.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from datetime import datetime, timedelta
+from collections.abc import Sequence, Set
+from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 
 from arena_core.domain.base import DomainModel
 from arena_core.domain.market import Market, MarketStatus
+from arena_core.domain.panel_design import PanelDesign, draw
 from arena_core.domain.text import CleanText
 
-PANEL_SIZE = 30  # K: panel markets per run (the default setting)
-PANEL_HORIZON = timedelta(days=60)  # panel markets close within this after the run (default)
 P_MIN = Decimal("0.001")
 P_MAX = Decimal("0.999")
-PRICE_BAND = (Decimal("0.03"), Decimal("0.97"))
 UNCATEGORIZED = "uncategorized"
 
 
@@ -45,6 +46,28 @@ class PanelMarket(DomainModel):
     end_date: datetime
     p_yes: Decimal  # the market's P(YES) at capture: the first outcome's price
     event_id: CleanText | None = None  # its Polymarket event (None: recorded before it was kept)
+    stratum: CleanText | None = None  # the horizon stratum it was drawn for (None: before them)
+
+
+class PanelStratum(DomainModel):
+    """One horizon stratum of a week's panel: its share of K, what qualified, what was drawn."""
+
+    name: CleanText
+    quota: int
+    eligible: int
+    chosen: int
+
+
+class Eligibility(DomainModel):
+    """How the week's listing narrowed to the eligible markets, each count after the rule on
+    its line and every rule above it."""
+
+    listed: int  # markets in the panel listing
+    binary: int  # open, with two outcomes, priced and dated
+    in_strata: int  # closing within one of the horizon strata
+    in_band: int  # priced inside the band at capture
+    liquid: int  # with at least the liquidity floor
+    fresh: int  # not asked in the design's previous weeks: the eligible markets
 
 
 class Panel(DomainModel):
@@ -53,8 +76,10 @@ class Panel(DomainModel):
     week_start: datetime
     run_at: datetime
     requested: int  # K, the panel size asked for
-    eligible: int  # how many markets of the universe qualified
+    eligible: int  # how many markets of the listing qualified
     markets: tuple[PanelMarket, ...]
+    strata: tuple[PanelStratum, ...] = ()  # () : drawn before the strata existed
+    counts: Eligibility | None = None
 
     @property
     def short(self) -> bool:
@@ -86,65 +111,101 @@ def panel_seed(week_start: datetime) -> str:
     return f"panel:{week_start.date().isoformat()}"
 
 
-def eligible_market(market: Market, run_at: datetime, horizon: timedelta) -> bool:
-    """Binary (two named outcomes count), open, closing within the horizon after the run, and
-    priced inside the band at capture."""
-    if market.status is not MarketStatus.OPEN or len(market.outcomes) != 2:
-        return False
-    price, end = market.outcomes[0].price, market.end_date
-    if price is None or end is None or not run_at < end <= run_at + horizon:
-        return False
-    low, high = PRICE_BAND
-    return low <= price <= high
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """A market of the listing as the draw sees it (``panel_design.Drawable``)."""
+
+    market: Market
+    days: float
+
+    @property
+    def market_id(self) -> str:
+        return self.market.market_id
+
+    @property
+    def event(self) -> str:
+        return self.market.event_id or f"market:{self.market.market_id}"
+
+    @property
+    def category(self) -> str:
+        return self.market.category or UNCATEGORIZED
 
 
-def _stratified(markets: Sequence[Market], size: int, rng: random.Random) -> list[Market]:
-    """Round-robin over categories in a seeded order, each category's markets shuffled: every
-    category is represented before any has a second market, and so on."""
-    strata: dict[str, list[Market]] = {}
-    for market in markets:
-        strata.setdefault(market.category or UNCATEGORIZED, []).append(market)
-    order = sorted(strata)
-    rng.shuffle(order)
-    for name in order:
-        rng.shuffle(strata[name])
-    chosen: list[Market] = []
-    depth = 0
-    while len(chosen) < size and any(depth < len(strata[n]) for n in order):
-        chosen += [strata[n][depth] for n in order if depth < len(strata[n])]
-        depth += 1
-    return chosen[:size]
+def eligible_markets(
+    listing: Sequence[Market], run_at: datetime, design: PanelDesign, recent: Set[str]
+) -> tuple[list[Listed], Eligibility]:
+    """The listing's markets the design may ask at ``run_at``, and how each rule narrowed them:
+    open with two outcomes, priced and dated; closing within a stratum; priced in the band;
+    liquid enough (unknown liquidity is none); not in ``recent`` (asked in the design's
+    previous weeks)."""
+    binary = [
+        m
+        for m in listing
+        if m.status is MarketStatus.OPEN
+        and len(m.outcomes) == 2
+        and m.outcomes[0].price is not None
+        and m.end_date is not None
+    ]
+    timed = [Listed(m, _days(m, run_at)) for m in binary]
+    in_strata = [c for c in timed if design.stratum_of(c.days) is not None]
+    in_band = [c for c in in_strata if design.in_band(_price(c.market))]
+    liquid = [c for c in in_band if (c.market.liquidity or 0) >= design.min_liquidity]
+    fresh = [c for c in liquid if c.market_id not in recent]
+    counts = Eligibility(
+        listed=len(listing),
+        binary=len(binary),
+        in_strata=len(in_strata),
+        in_band=len(in_band),
+        liquid=len(liquid),
+        fresh=len(fresh),
+    )
+    return fresh, counts
+
+
+def _days(market: Market, run_at: datetime) -> float:
+    assert market.end_date is not None  # eligible markets are dated
+    return (market.end_date - run_at).total_seconds() / 86400
+
+
+def _price(market: Market) -> Decimal:
+    price = market.outcomes[0].price
+    assert price is not None  # eligible markets are priced
+    return price
 
 
 def select_panel(
-    universe: Sequence[Market],
+    listing: Sequence[Market],
     *,
     week_start: datetime,
     run_at: datetime,
-    size: int,
-    horizon: timedelta,
+    design: PanelDesign,
+    recent: Set[str] = frozenset(),
 ) -> Panel:
-    """The week's panel, deterministic for the week: same universe, same panel."""
-    eligible = [m for m in universe if eligible_market(m, run_at, horizon)]
-    # Sorted before sampling: the panel depends on which markets qualify, not on their order.
-    eligible.sort(key=lambda m: m.market_id)
-    chosen = _stratified(eligible, size, random.Random(panel_seed(week_start)))
+    """The week's panel, deterministic for the week: same listing, same panel."""
+    eligible, counts = eligible_markets(listing, run_at, design, recent)
+    drawn = draw(eligible, design, random.Random(panel_seed(week_start)))
     return Panel(
         week_start=week_start,
         run_at=run_at,
-        requested=size,
+        requested=design.size,
         eligible=len(eligible),
         markets=tuple(
             PanelMarket(
-                market_id=m.market_id,
-                question=m.question,
-                category=m.category or UNCATEGORIZED,
-                end_date=m.end_date,  # eligible: has one
-                p_yes=m.outcomes[0].price,  # eligible: priced
-                event_id=m.event_id,
+                market_id=c.market_id,
+                question=c.market.question,
+                category=c.category,
+                end_date=c.market.end_date,  # eligible: dated
+                p_yes=_price(c.market),
+                event_id=c.market.event_id,
+                stratum=drawn.stratum_of[c.market_id],
             )
-            for m in chosen
+            for c in drawn.chosen
         ),
+        strata=tuple(
+            PanelStratum(name=s.name, quota=s.quota, eligible=s.eligible, chosen=s.chosen)
+            for s in drawn.strata
+        ),
+        counts=counts,
     )
 
 
@@ -210,7 +271,12 @@ class PanelQuestion(DomainModel):
     agent_ids: tuple[str, ...]
     status: QuestionStatus = QuestionStatus.PENDING
     requested: int | None = None  # the panel's K (None: registered before it was kept)
-    eligible: int | None = None  # markets of the universe that qualified
+    eligible: int | None = None  # markets of the listing that qualified
+    # Its horizon stratum, the stratum's quota of K and the markets that qualified for it
+    # (None: registered before the strata existed).
+    stratum: str | None = None
+    stratum_quota: int | None = None
+    stratum_eligible: int | None = None
 
     @property
     def question_id(self) -> str:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from decimal import Decimal
 
 from arena_core.domain.market import Market
+
+LISTING_LIMIT = 10_000  # markets read for the panel listing at most (Gamma pages 100 at a time)
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,22 @@ class MarketSource(ABC):
     @abstractmethod
     def markets_by_id(self, market_ids: Sequence[str]) -> MarketFetch:
         """Current state of the given markets (open, closed or resolved), in batches."""
+
+    def panel_listing(
+        self, closes_after: datetime, closes_by: datetime, min_liquidity: Decimal
+    ) -> MarketFetch:
+        """Every open market closing in (``closes_after``, ``closes_by``] with at least
+        ``min_liquidity`` dollars of liquidity: what the forecast panel is drawn from. A source
+        with no such listing (a fixed universe) answers from its top markets."""
+        found = self.top_markets(LISTING_LIMIT)
+        kept = {
+            market_id: market
+            for market_id, market in found.markets.items()
+            if market.end_date is not None
+            and closes_after < market.end_date <= closes_by
+            and (market.liquidity or Decimal(0)) >= min_liquidity
+        }
+        return replace(found, markets=kept)
 
     def midpoints(self, token_ids: Sequence[str]) -> dict[str, Decimal]:
         """Order-book midpoints by token id; sources without an order book return none."""

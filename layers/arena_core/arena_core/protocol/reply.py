@@ -27,6 +27,7 @@ from typing import Any
 from arena_core.domain.answer import Action, Answer, BetInstruction, SellInstruction
 from arena_core.domain.money import HUNDRED, significant_digits
 from arena_core.domain.panel import StatedForecast
+from arena_core.domain.panel_design import MAX_PANEL_SIZE
 from arena_core.domain.text import clean_text
 from arena_core.errors import DecisionFormatError
 
@@ -45,7 +46,7 @@ MAX_NESTING = 32  # a decision is three levels deep; deeper is not an answer
 MAX_INSTRUCTIONS = 50  # bets or sells in one answer (50 minimum bets: a quarter of the cash)
 MAX_ID_CHARS = 128  # a market or position id (``domain.ids``): longer is cut, then unknown
 MAX_SIDE_CHARS = 64  # an outcome name (Polymarket's longest recorded: 29 characters)
-MAX_FORECASTS = 200  # forecasts read from one reply (a panel has at most 100 markets)
+MAX_FORECASTS = 2 * MAX_PANEL_SIZE  # forecasts read from one reply: twice the largest panel
 MAX_FORECAST_ERRORS = 8  # errors of unreadable forecasts kept, then how many more
 CUT = "…"
 _STRUCTURE = re.compile(r'[{}"\\]')

@@ -26,6 +26,7 @@ from arena_core.publication.plan import Plan
 from arena_core.publication.reads import Reads
 from arena_core.publication.slots import DIGESTS
 from arena_core.site.board_pages import Keyed, global_tables
+from arena_core.site.panel_design import panel_weeks
 from arena_core.site.render import SiteRenderer
 from arena_core.site.results import results_marker
 
@@ -43,7 +44,7 @@ def site_files(
             renderer.global_pages(
                 boards, reads.cohorts, returns=computed.returns, feed=computed.feed,
                 costs=computed.costs, spend=computed.spend, universe_weeks=computed.weeks,
-                releases=releases,
+                releases=releases, panel_weeks=panel_weeks(reads.panel_questions),
             )
         )  # fmt: skip
         files += lazy_files(exports.table_files("data", "costs", computed.costs))

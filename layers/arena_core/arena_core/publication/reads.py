@@ -5,11 +5,13 @@ end, the bookkeeping objects that changed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from functools import cached_property
 
 from arena_core.analysis.figures import Rules
 from arena_core.domain.cohort import Cohort, CohortStatus
+from arena_core.domain.panel import Methodology, PanelQuestion
 from arena_core.domain.portfolio import PortfolioSnapshot
 from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.publisher import LazyFile, PublishSession
@@ -61,6 +63,11 @@ class Reads:
         sealed = self.sealed.ids
         return [c for c in self.cohorts if c.cohort_id not in sealed]
 
+    @cached_property
+    def panel_questions(self) -> list[PanelQuestion]:
+        """The questions of every week's panel, for the methodology page (issue 34)."""
+        return covering_questions(self.cohorts, self.stores.panel.questions)
+
     def to_seal(self) -> list[Cohort]:
         return [c for c in self.live if c.status is CohortStatus.COMPLETED]
 
@@ -71,3 +78,26 @@ class Reads:
         if self.views.history_changed:
             self.objects.put(HISTORY, self.views.history().dump())
         return [LazyFile.of(key, body) for key, body in self.objects.written().items()]
+
+
+def covering_questions(
+    cohorts: Sequence[Cohort], questions: Callable[[str], list[PanelQuestion]]
+) -> list[PanelQuestion]:
+    """The questions of every run week's panel, read from as few v1+panel cohorts as cover
+    every week: every cohort of a week asks the same panel, so once the cohorts read reach a
+    week, the next read is the newest cohort opened by the week after (it reaches furthest),
+    else the next to open."""
+    found: list[PanelQuestion] = []
+    left = sorted(
+        (c for c in cohorts if c.methodology_version == Methodology.V1_PANEL),
+        key=lambda c: c.week_start,
+    )
+    while left:
+        reached = max((q.run_at for q in found), default=None)
+        opened = [] if reached is None else [
+            c for c in left if c.week_start <= reached + timedelta(days=7)
+        ]  # fmt: skip
+        cohort = opened[-1] if opened else left[0]
+        left = [c for c in left if c.week_start > cohort.week_start]
+        found += questions(cohort.cohort_id)
+    return found

@@ -283,7 +283,9 @@ class DecideService:
         if attempt.cohort.methodology_version != Methodology.V1_PANEL:
             return None
         run_at = attempt.request.run_at
-        return captured_panel(self._blobs, markets, run_at, self._settings.panel)
+        # Prepare drew it from the panel listing; a run without one (a rerun of a week before
+        # the cohort's methodology drew panels) draws it from the trading universe it has.
+        return captured_panel(self._blobs, lambda: markets, run_at, self._settings.panel)
 
     def _consult(
         self,

@@ -2,10 +2,12 @@
 
 Prepare picks the agents (active cohorts within the decision horizon, optionally narrowed to some
 cohorts or agents), captures the market universe once for the week and stores it, and returns the
-work items (under v1+panel it also draws the week's forecast panel from that universe and registers
-each cohort's panel questions for scoring). Every agent of the run, reruns included, sees that same
-universe and trades at its prices. Finalize counts how the decisions ended (then the caller takes a
-snapshot and publishes the site).
+work items. Under v1+panel it also draws the week's forecast panel from the panel listing (every
+active market above the liquidity floor closing within the design's strata, not only the
+universe) and registers each cohort's panel questions, with their stratum and eligibility counts,
+for scoring. Every agent of the run, reruns included, sees that same universe and trades at its
+prices. Finalize counts how the decisions ended (then the caller takes a snapshot and publishes
+the site).
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from arena_core.constants import DECISION_RUN_OFFSET, universe_key
 from arena_core.domain.cohort import Agent, Cohort, decision_week, in_calendar, week_start_for
+from arena_core.domain.market import Market
 from arena_core.domain.market_record import Capture
 from arena_core.domain.panel import Methodology, PanelQuestion
 from arena_core.errors import RunRequestError
@@ -25,7 +28,6 @@ from arena_core.ports.blob_store import BlobStore
 from arena_core.ports.clock import Clock
 from arena_core.ports.market_source import MarketSource
 from arena_core.ports.stores import WithCohorts, WithMarkets, WithPanel
-from arena_core.services.decide import load_universe
 from arena_core.services.panel import PanelSettings, captured_panel
 from arena_core.services.resolution import cohorts_for_decisions
 from arena_core.workflow import DecideItem, DecideOutput, FailureRecord, PreparedRun
@@ -89,7 +91,7 @@ class PrepareRunService:
             # Refused before the universe is captured, so no week gets today's markets.
             raise RunRequestError(_nothing_to_run(request, run_at))
         ref, count = self._universe(run_at)
-        self._register_panel(cohorts, agents, ref, run_at)
+        self._register_panel(cohorts, agents, run_at)
         items = tuple(
             DecideItem(agent_id=a.agent_id, run_at=run_at, universe_ref=ref) for a in agents
         )
@@ -102,7 +104,7 @@ class PrepareRunService:
         )
 
     def _register_panel(
-        self, cohorts: Sequence[Cohort], agents: Sequence[Agent], ref: str, run_at: datetime
+        self, cohorts: Sequence[Cohort], agents: Sequence[Agent], run_at: datetime
     ) -> None:
         """Under v1+panel: draw the week's panel (once) and register each cohort's questions,
         with the agents asked, for scoring at resolution."""
@@ -110,25 +112,37 @@ class PrepareRunService:
         if not panel_cohorts:
             return
         panel = captured_panel(
-            self._blobs, load_universe(self._blobs, ref), run_at, self._panel_settings
+            self._blobs, lambda: self._panel_listing(run_at), run_at, self._panel_settings
         )
+        strata = {s.name: s for s in panel.strata}
         questions = []
         for cohort in panel_cohorts:
             asked = tuple(a.agent_id for a in agents if a.cohort_id == cohort.cohort_id)
             week = decision_week(cohort.week_start, run_at)
-            questions += [
-                PanelQuestion(
-                    cohort_id=cohort.cohort_id,
-                    week=week,
-                    run_at=run_at,
-                    market=m,
-                    agent_ids=asked,
-                    requested=panel.requested,
-                    eligible=panel.eligible,
+            for market in panel.markets:
+                stratum = strata.get(market.stratum or "")
+                questions.append(
+                    PanelQuestion(
+                        cohort_id=cohort.cohort_id,
+                        week=week,
+                        run_at=run_at,
+                        market=market,
+                        agent_ids=asked,
+                        requested=panel.requested,
+                        eligible=panel.eligible,
+                        stratum=market.stratum,
+                        stratum_quota=stratum.quota if stratum else None,
+                        stratum_eligible=stratum.eligible if stratum else None,
+                    )
                 )
-                for m in panel.markets
-            ]
         self._panel.register_questions(questions)
+
+    def _panel_listing(self, run_at: datetime) -> list[Market]:
+        """Every active market the panel may draw from: closing within the design's strata,
+        above its liquidity floor (the trading universe is not the limit)."""
+        design = self._panel_settings.design
+        closes_by = run_at + timedelta(days=design.horizon_days)
+        return self._source.panel_listing(run_at, closes_by, design.min_liquidity).ordered()
 
     def _universe(self, run_at: datetime) -> tuple[str, int]:
         """The week's universe: captured by the first run of the week, reused by reruns."""

@@ -150,6 +150,8 @@ def pairwise_sections(boards: Sequence[LeaderboardData]) -> list[dict[str, Any]]
                 "measure": shown.measure.name,
                 "compared": shown.compared,
                 "rules": result.rules,
+                "primary": pairwise.primary_lines(shown.primary, names),
+                "primary_alpha": shown.primary.alpha if shown.primary else None,
                 "matrices": pairwise.matrices(pairs, names),
                 "lines": pairwise.lines(pairs, names),
                 "unshared": sum(p.difference is None for p in pairs),

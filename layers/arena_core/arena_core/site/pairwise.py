@@ -1,10 +1,13 @@
-"""The pairwise page's views: every two forecasters on each measure, as a matrix and as a list.
+"""The pairwise page's views: the primary comparisons (each model against the market, and which
+could be the best), then every two forecasters on each measure (the secondary table, with its
+own correction), as a matrix and as a list.
 
 A matrix cell reads "row minus column", so a row is read across: on Brier a negative cell means
 the row forecast better on the questions both answered; on peer score or return a positive one
 means the row did better. A verdict needs the Holm-adjusted p-value below 0.05; below the
 validity minimum a pair has no interval and no verdict and says what it lacks; an undecided pair
-says how many more weeks would call it if its difference held, never "none".
+says by how many more weeks it would be called if its difference held at its lower bound, or
+that no difference is established yet (then no week is promised: an equal pair never is).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 
 from arena_core.analysis.figures import BRIER, PEER
 from arena_core.analysis.pairs import PairResult, Verdict
+from arena_core.analysis.primary import BestVerdict, Primary
 
 # The widest |A - B| each measure allows: its range's width (a Brier lies in [0, 1]).
 WIDEST = {m.name: m.bounds[1] - m.bounds[0] for m in (BRIER, PEER)}
@@ -136,7 +140,7 @@ def more_needed(pair: PairResult) -> str:
     if pair.verdict is not Verdict.UNDECIDED:
         return "—"
     if pair.more_weeks is None:
-        return "no difference observed"
+        return "no difference established: no week promised"
     return f"about {pair.more_weeks:,} more week{'' if pair.more_weeks == 1 else 's'}"
 
 
@@ -153,3 +157,68 @@ def lines(pairs: Sequence[PairResult], names: Mapping[str, str]) -> list[PairLin
         )
         for p in pairs
     ]
+
+
+@dataclass(frozen=True)
+class PrimaryLine:
+    """One primary comparison in words (``analysis.primary``): a model against the market, or
+    against the best of the other ranked models."""
+
+    name: str
+    against: str
+    estimate: float | None
+    low: float | None
+    high: float | None
+    verdict: str
+    decided: bool
+
+
+def primary_lines(primary: Primary | None, names: Mapping[str, str]) -> list[PrimaryLine]:
+    """The primary comparisons of a board: against the market, then could it be the best."""
+    if primary is None:
+        return []
+    found = []
+    for pair in primary.versus_market:
+        shown = pair.difference
+        verdict = {
+            Verdict.A_BETTER: "better than the market",
+            Verdict.B_BETTER: "worse than the market",
+        }.get(pair.verdict, verdict_words(pair))
+        found.append(
+            PrimaryLine(
+                names.get(pair.family_a, pair.family_a),
+                "the market",
+                shown.estimate if shown else None,
+                shown.low if shown else None,
+                shown.high if shown else None,
+                verdict,
+                pair.decided,
+            )
+        )
+    for best in primary.best:
+        words = BEST_WORDS[best.verdict]
+        decided = best.verdict in (BestVerdict.BEST, BestVerdict.NOT_BEST)
+        found.append(
+            PrimaryLine(
+                names.get(best.family_id, best.family_id),
+                "the best of the others",
+                None,
+                best.low,
+                best.high,
+                words,
+                decided,
+            )
+        )
+    return found
+
+
+BEST_WORDS = {
+    BestVerdict.BEST: "the best",
+    BestVerdict.NOT_BEST: "not the best",
+    BestVerdict.CANDIDATE: "could be the best",
+    BestVerdict.TOO_FEW: "too few shared for a verdict",
+}
+
+
+def verdict_words(pair: PairResult) -> str:
+    return verdict(pair, {})

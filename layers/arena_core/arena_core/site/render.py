@@ -20,7 +20,7 @@ from arena_core.dataset.schema_panel import PANEL_TABLES
 from arena_core.dataset.universes import run_weeks
 from arena_core.domain.cohort import Cohort, CohortStatus
 from arena_core.domain.commitment_log import LOG_KEY
-from arena_core.domain.panel import P_MAX, P_MIN, PANEL_HORIZON, PANEL_SIZE, PRICE_BAND
+from arena_core.domain.panel import P_MAX, P_MIN
 from arena_core.domain.releases import LineupRelease
 from arena_core.protocol.prompt import Prompt
 from arena_core.site import indexes
@@ -43,6 +43,7 @@ from arena_core.site.environment import HERE, environment
 from arena_core.site.feed import FeedItem
 from arena_core.site.indexes import index_pages
 from arena_core.site.markets import MarketView, price_charts
+from arena_core.site.panel_design import PanelWeek, panel_page
 from arena_core.site.paths import page_path
 from arena_core.site.reasoning import mentioned
 from arena_core.site.results import earned, forecast_results, trade_results
@@ -70,12 +71,7 @@ class SiteRenderer:
             "universe_size": universe_size,
             "horizon": horizon,
             "recent_cohorts": RECENT_COHORTS,
-            "panel": {
-                "size": PANEL_SIZE,
-                "horizon_days": PANEL_HORIZON.days,
-                "band": PRICE_BAND,
-                "clip": (P_MIN, P_MAX),
-            },
+            "panel": {**panel_page(), "clip": (P_MIN, P_MAX)},
         }
 
     def page(self, template: str, depth: int, **context: Any) -> bytes:
@@ -124,6 +120,7 @@ class SiteRenderer:
         spend: Spend | None = None,
         universe_weeks: Sequence[date] = (),
         releases: Sequence[LineupRelease] = (),
+        panel_weeks: Sequence[PanelWeek] = (),
     ) -> dict[str, bytes]:
         """Every site-wide page (the tables are ``global_tables``'): one leaderboard per
         methodology version (the current one first), each with its own statistics; the model
@@ -147,6 +144,9 @@ class SiteRenderer:
                 title="Methodology",
                 validity=validity.results(),
                 validity_tables=validity.all_tables(validity.results()),
+                realistic=validity.realistic_results(),
+                realistic_tables=validity.realistic_tables(validity.realistic_results()),
+                panel_weeks=panel_weeks,
                 **common,
             ),
             "data/index.html": self.page(

@@ -3,6 +3,8 @@
 - Top-N: ``GET /markets?closed=false&order=volumeNum&ascending=false`` paged by offset (sorting by
   ``volume`` would sort the string). Pages are fetched one after another because each decides
   whether another is needed.
+- The panel listing: every open market closing within the panel's strata and above its
+  liquidity floor (``end_date_min``, ``end_date_max``, ``liquidity_num_min``), paged by offset.
 - By id: the documented multi-valued ``id`` filter, ``batch_size`` ids a request, batches in
   parallel under a small concurrency limit, so refreshing M markets costs ``ceil(M / batch)``
   requests. Gamma's ``closed`` filter defaults to false, so ids not returned are asked for once
@@ -18,6 +20,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -29,7 +32,12 @@ from arena_core.adapters.retry import Retrier, Transient, is_retryable_status, p
 from arena_core.domain.market import Market, MarketStatus
 from arena_core.domain.money import ONE, ZERO, to_decimal
 from arena_core.errors import FatalUpstreamError, MarketPayloadError, UpstreamError
-from arena_core.ports.market_source import MarketFetch, MarketSource, SkippedMarket
+from arena_core.ports.market_source import (
+    LISTING_LIMIT,
+    MarketFetch,
+    MarketSource,
+    SkippedMarket,
+)
 
 GAMMA_URL = "https://gamma-api.polymarket.com"
 CLOB_URL = "https://clob.polymarket.com"
@@ -151,6 +159,56 @@ class GammaMarketSource(MarketSource):
             retries=tally.retries,
         )
 
+    # --- the panel listing ---------------------------------------------------------------------
+
+    def panel_listing(
+        self, closes_after: datetime, closes_by: datetime, min_liquidity: Decimal
+    ) -> MarketFetch:
+        """Every open market closing in (``closes_after``, ``closes_by``] with at least
+        ``min_liquidity`` of liquidity: Gamma's ``end_date_min``, ``end_date_max`` and
+        ``liquidity_num_min`` filters, paged by offset up to ``LISTING_LIMIT`` markets, and the
+        same rules applied again to what comes back (a filter the server ignored changes
+        nothing). Gamma refuses deep offsets: a refusal after the first page ends the listing
+        there, said in ``errors`` (the panel records how many markets it was drawn from)."""
+        tally, found = _Tally(), _Collected()
+        window = [
+            ("closed", "false"),
+            ("liquidity_num_min", f"{min_liquidity:f}"),
+            ("end_date_min", _gamma_time(closes_after)),
+            ("end_date_max", _gamma_time(closes_by)),
+            ("order", "volumeNum"),
+            ("ascending", "false"),
+            ("limit", str(self._page_size)),
+        ]
+        for offset in range(0, LISTING_LIMIT, self._page_size):
+            params = [*window, ("offset", str(offset))]
+            try:
+                page = self._request("GET", f"{self._gamma}/markets", tally, params=params)
+            except FatalUpstreamError as exc:
+                if offset == 0:
+                    raise
+                found.errors.append(f"listing ends at offset {offset}: {exc}")
+                break
+            if not isinstance(page, list):
+                raise MarketPayloadError("<page>", f"expected a list, got {type(page).__name__}")
+            found.take(page)
+            if len(page) < self._page_size:
+                break
+        kept = [
+            m
+            for m in _open(found.markets)
+            if m.end_date is not None
+            and closes_after < m.end_date <= closes_by
+            and (m.liquidity or ZERO) >= min_liquidity
+        ]
+        return MarketFetch(
+            markets={m.market_id: m for m in kept},
+            skipped=tuple(found.skipped),
+            requests=tally.requests,
+            retries=tally.retries,
+            errors=tuple(found.errors),
+        )
+
     # --- markets by id -------------------------------------------------------------------------
 
     def markets_by_id(self, market_ids: Sequence[str]) -> MarketFetch:
@@ -221,6 +279,10 @@ class GammaMarketSource(MarketSource):
                 if mid is not None and token in asked and ZERO <= mid <= ONE:
                     result[token] = mid
         return result
+
+
+def _gamma_time(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _open(markets: dict[str, Market]) -> list[Market]:

@@ -249,6 +249,7 @@ def _parse(fields: _Fields) -> Market:
             resolution=resolution,
             category=_category(fields),
             volume=_volume(fields),
+            liquidity=_liquidity(fields),
             end_date=fields.moment("endDate"),
             slug=fields.text("slug"),
             neg_risk=fields.flag("negRisk"),
@@ -267,6 +268,18 @@ def _volume(fields: _Fields) -> Decimal | None:
     if volume is not None and not ZERO <= volume < MAX_VOLUME:
         raise fields.fail("volumeNum", f"{volume:.3e} is not a plausible volume")
     return volume
+
+
+def _liquidity(fields: _Fields) -> Decimal | None:
+    """The order book's liquidity in dollars; an implausible figure is unknown (it only ever
+    decides whether a market may join the forecast panel), never a refused market."""
+    try:
+        liquidity = fields.number("liquidityNum", "liquidity")
+    except MarketPayloadError:
+        return None
+    if liquidity is None or not ZERO <= liquidity < MAX_VOLUME:
+        return None
+    return liquidity
 
 
 def _is_yes_no(names: list[str]) -> bool:
