@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena_core.analysis.figures import Rules
+from tests.support.market_verdicts import market_verdicts
 from tests.support.scenario import Scenario, build
 
 RULES = Rules(min_forecasts=8, min_cohorts=2, min_weeks=2, min_events=4, min_return_cohorts=2)
@@ -127,16 +128,7 @@ def test_no_profit_counts_twice(site: Path) -> None:
 
 
 def test_every_model_page_gives_the_verdict_against_the_market_pairwise_gives(site: Path) -> None:
-    verdicts = {}
-    for pair in rows(site / "data" / "pairwise.csv"):
-        if "market" in (pair["family_a"], pair["family_b"]) and pair["measure"] == "brier":
-            family = pair["family_b"] if pair["family_a"] == "market" else pair["family_a"]
-            won = {"A better": pair["family_a"] == family, "B better": pair["family_b"] == family}
-            verdicts[family] = (
-                ("better" if won[pair["verdict"]] else "worse")
-                if pair["verdict"] in won
-                else pair["verdict"]
-            )
+    verdicts = market_verdicts(site / "data", "v1", "brier")
     assert verdicts
     for family, verdict in verdicts.items():
         body = (site / "models" / f"{family}.html").read_text()

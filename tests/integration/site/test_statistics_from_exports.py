@@ -23,6 +23,7 @@ from arena_core.scoring.calibration import murphy_decomposition
 from arena_local.analyze import FolderSource, analyse
 from arena_local.cli import main
 from tests.support.html_tables import table, tables
+from tests.support.market_verdicts import market_verdicts
 from tests.support.scenario import PROVISIONAL_FAMILY, Scenario, build
 
 RULES = Rules(min_forecasts=8, min_cohorts=2, min_weeks=2, min_events=4, min_return_cohorts=2)
@@ -53,28 +54,6 @@ def shown_figure(f: Figure | None, places: int, signed: bool = False, unit: str 
     if f.low == f.high:
         return f"{head} (no spread)"
     return f"{head} [{shown(f.low, places, signed)}, {shown(f.high, places, signed)}]"
-
-
-WORDS = {
-    ("A better", True): "better",
-    ("B better", False): "better",
-    ("A better", False): "worse",
-    ("B better", True): "worse",
-}
-ANSWERS = {"undecided": "undecided", "too few shared": "too few shared"}
-
-
-def market_verdict(site_dir: Path, family: str) -> str:
-    """The family's verdict against the market as pairwise.csv states it (the ranked measure's
-    rows): the one answer the skill cell must give."""
-    with (site_dir / "data" / "pairwise.csv").open(newline="") as handle:
-        for row in csv.DictReader(handle):
-            if {row["family_a"], row["family_b"]} == {family, "market"} and row["measure"] == (
-                "brier"  # the ranked measure of this v1 build
-            ):
-                verdict = row["verdict"]
-                return WORDS.get((verdict, row["family_a"] == family)) or ANSWERS[verdict]
-    return ""
 
 
 def skill_cell(f: Figure | None, verdict: str) -> str:
@@ -193,6 +172,7 @@ def test_leaderboard_page_prints_the_recomputed_figures(
     column = {name: header.index(name) for name in header}
     rows = list(recomputed.rows)
     assert len(board.rows) == len(rows)
+    verdicts = market_verdicts(site.site_dir / "data", recomputed.methodology, "brier")
     for cells, row in zip(board.rows, rows, strict=True):
         f: FamilyResult | None = row.result
         rank = cells[column["Rank"]]
@@ -202,9 +182,8 @@ def test_leaderboard_page_prints_the_recomputed_figures(
             best, worst = row.rank_range or (0, 0)
             assert rank == f"{row.rank} ({best}–{worst})"
         assert cells[column["Brier"]] == shown_figure(f.brier if f else None, 3)
-        assert cells[column["Skill vs market"]] == skill_cell(
-            f.skill if f else None, market_verdict(site.site_dir, row.family_id)
-        )
+        verdict = verdicts.get(row.family_id, "") if row.kind in ("llm", "baseline") else ""
+        assert cells[column["Skill vs market"]] == skill_cell(f.skill if f else None, verdict)
         assert cells[column["Log score"]] == shown_figure(f.log_score if f else None, 3)
         expected = shown_figure(f.returns if f else None, 2, True, "%")
         if f is not None and f.returns is None and f.provisional_return is not None:

@@ -23,8 +23,8 @@ COLUMN_HELP = {
     "Log score": "Mean log of the probability given to what happened (0 is perfect, higher "
     "is better).",
     "Skill vs market": "Brier skill against the market's price on the same questions, "
-    "1 − Brier ÷ market's Brier, and the verdict of the paired test against the market (the "
-    "pairwise page's): better, worse, or not distinguishable yet.",
+    "1 − Brier ÷ market's Brier, and the verdict of the primary comparison with the market "
+    "(paired t, Holm over the ranked models): better, worse or undecided.",
     "Log score vs market (×100)": "Mean log score minus the market's on the same "
     "questions, ×100 (positive beats the market).",
     "Market's Brier": "The market's price as a forecast of the same questions, scored alike.",

@@ -3,7 +3,9 @@ e.g. "After 2 weeks, no model is distinguishable from another or from the market
 V3.2 leads on the point estimate."
 
 It says only what the verdicts say: the pairs between ranked models (Holm-adjusted, as on the
-pairwise page) and each ranked model against the market on the same forecasts."""
+pairwise page) and each ranked model against the market on the same forecasts, by the primary
+comparison against the market (``analysis.primary``: Holm over the ranked models) where there is
+one, by the pair with the market otherwise (an unranked model's)."""
 
 from __future__ import annotations
 
@@ -21,8 +23,14 @@ def _names(names: Sequence[str]) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def against_market(pairs: Sequence[PairResult], family: str) -> Verdict | None:
-    """The family's verdict against the market (A_BETTER: it is better), if tested."""
+def against_market(analysis: Board, family: str) -> Verdict | None:
+    """The family's verdict against the market (A_BETTER: it is better), if tested: the
+    primary comparison's, else the pair's."""
+    primary = analysis.primary.versus_market if analysis.primary else ()
+    return _verdict([*primary, *analysis.pairs], family)
+
+
+def _verdict(pairs: Sequence[PairResult], family: str) -> Verdict | None:
     for pair in pairs:
         if {pair.family_a, pair.family_b} == {family, MARKET}:
             if not pair.decided:
@@ -46,7 +54,7 @@ def versus_market(analysis: Board, family: str) -> str:
     """The skill cell's answer: the family's verdict against the market by the paired test
     the pairwise page and the sentence above the table use (empty: not tested, e.g. the
     market itself)."""
-    found = against_market(analysis.pairs, family)
+    found = against_market(analysis, family)
     return "" if found is None else VERSUS_MARKET[found]
 
 
@@ -61,7 +69,7 @@ def headline(board: BoardResult) -> str:
     ids = {r.family_id for r in models}
     between = [p for p in pairs if p.family_a in ids and p.family_b in ids]
     decided = sum(p.decided for p in between)
-    market = {r.family_id: against_market(pairs, r.family_id) for r in models}
+    market = {r.family_id: against_market(board.shown, r.family_id) for r in models}
     leader = min(models, key=lambda r: r.rank or 0)
     return f"{after}, {_between(models, decided, len(between), leader)}; {_market(models, market)}."
 
