@@ -11,12 +11,12 @@ import boto3
 import pytest
 
 from arena_core import entrypoints
-from arena_core.publication.explain import SiteReport
 from arena_core.adapters.sns_alerts import SnsAlerts
 from arena_core.bootstrap import Container, Injected
 from arena_core.domain.decision_status import DecisionStatus
 from arena_core.errors import AlertError
 from arena_core.ports.clock import FixedClock
+from arena_core.publication.explain import SiteReport
 from arena_core.services.run_alerts import (
     alert_failed_agents,
     alert_stalled_resolution,

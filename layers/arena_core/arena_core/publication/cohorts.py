@@ -32,6 +32,7 @@ from arena_core.ports.stores import (
     WithViews,
 )
 from arena_core.ports.view_store import ViewStore
+from arena_core.publication.captured import captured_market
 from arena_core.site.series import agent_charts
 
 
@@ -101,6 +102,8 @@ class CohortReader:
         for found in records.values():
             ids |= {p.market_id for p in found.positions} | {t.market_id for t in found.trades}
         markets = self._stores.markets.get_markets(sorted(ids))
+        for question in questions:  # asked before the arena stored it: as the panel captured it
+            markets.setdefault(question.market.market_id, captured_market(question.market))
         agents = [
             self._agent_view(
                 a, latest.get(a.agent_id), cohort, records[a.agent_id], markets, charts=charts

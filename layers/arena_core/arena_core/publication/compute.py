@@ -36,7 +36,7 @@ class Computed:
     feed: list[FeedItem]
     spend: Spend
     costs: list[Row] = field(default_factory=list)  # site-wide scopes
-    markets: list[MarketView] = field(default_factory=list)  # those read again
+    markets: list[MarketView] = field(default_factory=list)  # those whose pages are drawn
     universes: dict[date, list[Row]] = field(default_factory=dict)  # not published yet
     weeks: list[date] = field(default_factory=list)  # every week with a universe published
 
@@ -60,7 +60,7 @@ def compute(plan: Plan, reads: Reads) -> Computed:
     )
     if scope.site_wide:
         computed.costs = _costs(reads, views)
-        computed.markets = _markets(reads, views, pages=scope.cohort_pages)
+        computed.markets = _markets(reads, views, every_page=scope.cohort_pages)
         weeks = run_weeks(reads.cohorts, reads.now)
         computed.universes = new_universes(reads.blobs, weeks, _published(reads))
         computed.weeks = [w for w in weeks if w in computed.universes or _published(reads)(w)]
@@ -131,27 +131,50 @@ def _spend(reads: Reads, boards: list[LeaderboardData], costs: list[Row] | None)
     return reads.memo.get(SPEND, "board/spend", key, compute)
 
 
-def _markets(reads: Reads, views: list[CohortView], *, pages: bool) -> list[MarketView]:
-    """The markets read again (``publication/growing.py``), their rows merged into the table;
-    where their pages are drawn, with every trade and forecast on them (a sealed cohort's read
-    from its records)."""
+def _markets(reads: Reads, views: list[CohortView], *, every_page: bool) -> list[MarketView]:
+    """The markets read again (``publication/growing.py``), their rows merged into the table,
+    and the markets whose pages are drawn, with every trade and forecast on them (a sealed
+    cohort's read from its records) and their marks: every one read again with
+    ``every_page`` (daily), else those whose rows changed (a market resolved, a position
+    settled: its page shows it within the hour)."""
     touched = {market_id for view in views for market_id in view.markets}
-    index = reads.sealed.markets()
-    due = reads.markets.due(touched, index)
-    sealed = [c for c in reads.cohorts if c.cohort_id in set(touching(index, due))]
-    extra = [reads.reader.cohort_view(c, charts=False) for c in sealed] if pages else []
-    found = market_views(
+    due = reads.markets.due(touched, reads.sealed.markets())
+    if every_page:
+        found = _views(reads, views, due, pages=True)
+        _merge(reads, found, touched)
+        return found
+    moved = _merge(reads, _views(reads, views, due, pages=False), touched)
+    return _views(reads, views, sorted(moved), pages=True) if moved else []
+
+
+def _views(
+    reads: Reads, views: list[CohortView], ids: list[str], *, pages: bool
+) -> list[MarketView]:
+    """The markets of ``ids``; where their pages are drawn, with their marks and the records
+    of the sealed cohorts that touched them."""
+    extra: list[CohortView] = []
+    if pages:
+        index = reads.sealed.markets()
+        sealed = set(touching(index, ids))
+        extra = [
+            reads.reader.cohort_view(c, charts=False)
+            for c in reads.cohorts
+            if c.cohort_id in sealed
+        ]
+    return market_views(
         reads.stores,
-        due,
+        ids,
         reads.cohorts,
         [*views, *extra],
         asked=reads.sealed.asked(),
         marks_until=reads.now if pages else None,
     )
+
+
+def _merge(reads: Reads, found: list[MarketView], touched: set[str]) -> set[str]:
     final = {
         m.market.market_id
         for m in found
         if m.record.resolved_at is not None and m.market.market_id not in touched
     }
-    reads.markets.merge([market_row(m) for m in found], final)
-    return found
+    return reads.markets.merge([market_row(m) for m in found], final)

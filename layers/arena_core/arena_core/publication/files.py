@@ -53,8 +53,9 @@ def site_files(
         for week, found in computed.universes.items():
             universe = exports.table_files("data/universes", "universe", found, week.isoformat())
             files += lazy_files(universe)
-        if scope.cohort_pages:
-            files += lazy_files(renderer.market_files(computed.markets))
+        files += lazy_files(renderer.market_files(computed.markets))
+        for view in computed.views:  # those whose results moved: drawn within the hour
+            files += decision_files(reads, renderer, view)
     else:
         files += lazy_files(
             renderer.home_page(
@@ -64,7 +65,7 @@ def site_files(
         )  # fmt: skip
     if scope.cohort_pages:
         for view in computed.views:
-            files += cohort_files(reads, renderer, view)
+            files += lazy_files(renderer.cohort_files(view, tables=True))
     if scope.live:
         files += lazy_files(live_files(reads.views, reads.stores, reads.live))
     if scope.bundle:
@@ -97,12 +98,11 @@ def keyed(memo: Memo) -> Keyed:
     return table
 
 
-def cohort_files(reads: Reads, renderer: SiteRenderer, view: CohortView) -> list[LazyFile]:
-    """A live cohort's pages and tables, drawn now; its prompts and replies tables and its
-    decision pages through the memo (drawn, and their decisions read in full, only when what
-    they show changed)."""
+def decision_files(reads: Reads, renderer: SiteRenderer, view: CohortView) -> list[LazyFile]:
+    """A live cohort's prompts and replies tables and its decision pages, through the memo:
+    drawn (and their decisions read in full) only when what they show changed."""
     cohort_id = view.cohort.cohort_id
-    files = lazy_files(renderer.cohort_files(view, tables=True))
+    files: list[LazyFile] = []
     records = view.records()
     details = cache(lambda: [read_details(r, reads.blobs) for r in records])
 

@@ -36,18 +36,21 @@ class GrowingMarkets:
         again = held - self._final
         return sorted(set(touched) | again | (set(sealed) - held))
 
-    def merge(self, rows: Iterable[Row], final: Iterable[str]) -> None:
-        """The rows read now (their values as the JSON file holds them) and which are final."""
+    def merge(self, rows: Iterable[Row], final: Iterable[str]) -> set[str]:
+        """The rows read now (their values as the JSON file holds them) and which are final:
+        the markets whose rows changed (their pages show what changed)."""
+        moved = set()
         for row in rows:
             cells = {key: exports.cell(value) for key, value in row.items()}
             market_id = str(cells["market_id"])
             if self._rows.get(market_id) != cells:
                 self._rows[market_id] = cells
-                self._changed = True
+                moved.add(market_id)
         finals = set(final) & set(self._rows)
-        if not finals <= self._final:
+        if moved or not finals <= self._final:
             self._final |= finals
             self._changed = True
+        return moved
 
     def rows(self) -> list[Row]:
         return [self._rows[market_id] for market_id in sorted(self._rows)]

@@ -14,6 +14,8 @@ from datetime import datetime
 
 from arena_core.dataset.records import CohortView
 from arena_core.domain.cohort import Cohort
+from arena_core.domain.market_record import MarketRecord
+from arena_core.publication.captured import captured_market
 from arena_core.site.charts import Point
 from arena_core.site.markets import (
     Holder,
@@ -41,6 +43,11 @@ def market_views(
     ``asked``: the markets a sealed cohort's panel asked about."""
     names = holders(cohorts)
     records = stores.markets.market_records(list(ids))
+    for cohort in views:  # a panel's market not stored yet: as the panel captured it
+        for question in cohort.questions:
+            asked_id = question.market.market_id
+            if asked_id in ids and asked_id not in records:
+                records[asked_id] = MarketRecord(market=captured_market(question.market))
     found = {i: MarketView(r) for i, r in records.items()}
     for market_id, view in found.items():
         view.captures = stores.markets.captures(market_id)
