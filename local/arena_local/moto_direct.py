@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -63,12 +65,26 @@ class DirectDynamoDB:
         self._service = client.meta.service_model
         self._parser = create_parser(self._service.metadata["protocol"])
         self.meta = client.meta
+        self.direct = True
+
+    @contextmanager
+    def through_boto3(self) -> Iterator[None]:
+        """Every request through the boto3 client while inside: what watches botocore's
+        requests (the cost model's meter) sees them all, and moto answers on its HTTP path."""
+        self.direct = False
+        try:
+            yield
+        finally:
+            self.direct = True
 
     def __getattr__(self, name: str) -> Any:
         if name not in DATA_PLANE:
             return getattr(self._client, name)
 
         def call(**kwargs: Any) -> dict[str, Any]:
+            if not self.direct:  # read at each call: a method kept by a store follows too
+                answer: dict[str, Any] = getattr(self._client, name)(**kwargs)
+                return answer
             return self._call(name, kwargs)
 
         return call

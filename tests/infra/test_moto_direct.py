@@ -132,3 +132,21 @@ class _Late:
         created = self.client.create_table(**kwargs)
         self.direct = DirectDynamoDB(self.client, kwargs["TableName"])
         return created
+
+
+def test_through_boto3_sends_every_request_through_botocore() -> None:
+    """What the cost model's meter watches (botocore's calls) sees the requests made inside
+    ``through_boto3``, a method kept from before included; none after it."""
+    with embedded_aws():
+        client = boto3.client("dynamodb")
+        populate(client)
+        direct = DirectDynamoDB(client, TABLE)
+        kept = direct.get_item
+        sent: list[str] = []
+        client.meta.events.register("before-call", lambda model, **_: sent.append(model.name))
+        with direct.through_boto3():
+            direct.put_item(TableName=TABLE, Item=RICH_ITEM)
+            assert kept(TableName=TABLE, Key=KEY)["Item"] == RICH_ITEM
+        assert sent == ["PutItem", "GetItem"]
+        assert kept(TableName=TABLE, Key=KEY)["Item"] == RICH_ITEM
+    assert sent == ["PutItem", "GetItem"]

@@ -180,6 +180,7 @@ class DemoRun:
         self.injector = injector
         self.progress = progress or _quiet
         self.tally = Tally()
+        self.direct_dynamodb: DirectDynamoDB | None = None  # on embedded moto, once provisioned
         self.executions: list[Execution] = []  # the decision runs, as Step Functions lists them
         self.clock = FixedClock(options.start)
         self.schedules: list[Schedule] = schedules_from(template)
@@ -265,7 +266,8 @@ class DemoRun:
         embedded.create_table(**create_table_kwargs(TABLE))
         # moto: its requests straight to its handler (``moto_direct``), one at a time, as
         # DynamoDB applies each atomically
-        return AtomicClient(DirectDynamoDB(embedded, TABLE)), TABLE
+        self.direct_dynamodb = DirectDynamoDB(embedded, TABLE)
+        return AtomicClient(self.direct_dynamodb), TABLE
 
     def _llm_client(self, resources: ExitStack) -> LLMClient | None:
         """Real models when configured; else, for a lineup with stand-ins, their local server
