@@ -81,9 +81,10 @@ def main() -> None:
     print(f"agents: {len(lineup)} ({', '.join(spec.family_id for spec in lineup)})")
     print(f"setup_seconds (synth, moto, table): {setup:.1f}")
     profiled = " (profiled: slower)" if args.profile else ""
-    for number, seconds in enumerate(report.week_seconds, 1):
+    for number, (seconds, cpu) in enumerate(zip(report.week_seconds, run.week_cpu, strict=True), 1):
         print(
-            f"week {number}: {seconds:.1f} s wall for one simulated week{profiled} (target <= 30)"
+            f"week {number}: {seconds:.1f} s wall for one simulated week{profiled} (target <= 30),"
+            f" {cpu:.1f} s CPU"
         )
     print(f"load average at the end: {load()}")
     tally = report.tally
