@@ -177,6 +177,53 @@ def _item_writes() -> Iterator[None]:
         _BOOKS.clear()
 
 
+QUERY_ARGUMENTS = ("range_comparison", "range_objs", "limit", "exclusive_start_key", "forward")
+
+
+def _narrowed(partition: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """The items of a base-table query's partition that moto's answer can depend on, in the
+    order moto sorts them (ascending sort key).
+
+    moto sorts the whole partition by its sort key (``DynamoType`` comparisons: the largest
+    cost of a week's newest-snapshot queries, on partitions of a thousand snapshots), then
+    walks it in the query's direction, measuring every item, until its ``Limit`` or 1 MB.
+    The items its walk can reach: with a key condition on the sort key, the contiguous run of
+    those matching it (moto's own ``compare``) and the item after it, which can end the walk;
+    without one, the first ``Limit`` + 1 in the query's direction. Sorting plain strings
+    first makes moto's own sort linear. Anything else (a sort key that is not a string, a
+    page after ``ExclusiveStartKey``, the legacy ``KeyConditions``) keeps the whole partition.
+    """
+    named = dict(zip(QUERY_ARGUMENTS, args, strict=False))
+    if (
+        set(kwargs) - {"hash_key_conditions", "range_key_conditions"}
+        or len(kwargs.get("range_key_conditions") or ()) > 1
+        or named.get("exclusive_start_key")
+        or len(args) < len(QUERY_ARGUMENTS)
+        or any(item.range_key is None or item.range_key.type != "S" for item in partition)
+    ):
+        return partition
+    ordered = sorted(partition, key=lambda item: item.range_key.value)
+    walk = ordered if named["forward"] is not False else ordered[::-1]
+    comparison, limit = named["range_comparison"], named["limit"]
+    if comparison:
+        matching = [
+            i
+            for i, item in enumerate(walk)
+            if item.range_key.compare(comparison, named["range_objs"])
+        ]
+        if not matching:
+            return []
+        first, last = matching[0], matching[-1]
+        if last - first + 1 != len(matching):  # not a run: moto decides on everything
+            return ordered
+        kept = walk[first : last + 2]
+    elif limit:
+        kept = walk[: limit + 1]
+    else:
+        return ordered
+    return sorted(kept, key=lambda item: item.range_key.value)
+
+
 @contextmanager
 def partitioned_queries() -> Iterator[None]:
     """Make moto's DynamoDB queries cost what their partition holds, not what the table holds.
@@ -200,7 +247,7 @@ def partitioned_queries() -> Iterator[None]:
         index_name = args[INDEX_NAME_POSITION] if len(args) > INDEX_NAME_POSITION else None
         index_name = kwargs.get("index_name", index_name)
         if index_name is None and table.range_key_attr:
-            candidates = list(table.items.get(hash_key, {}).values())
+            candidates = _narrowed(list(table.items.get(hash_key, {}).values()), args, kwargs)
         else:
             candidates = _index_candidates(table, index_name, hash_key)
         token = _QUERY_SCOPE.set(candidates)

@@ -6,10 +6,12 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from decimal import Decimal
 from typing import Any
+from unittest.mock import patch
 
 import boto3
 import pytest
 from botocore.exceptions import ClientError
+from moto.dynamodb.models.dynamo_type import DynamoType
 
 from arena_core.adapters.dynamodb import create_table_kwargs
 from arena_local.moto_shims import (
@@ -267,3 +269,94 @@ def test_items_are_measured_as_moto_does(patched: bool) -> None:
         with pytest.raises(ClientError) as refused:
             client.put_item(TableName=TABLE, Item=key | {"a": fits["a"], "b": {"S": "y" * 11}})
         assert "Item size has exceeded" in refused.value.response["Error"]["Message"]
+
+
+SORTED: list[dict[str, Any]] = [  # base-table queries on one partition, every way it narrows
+    {"ScanIndexForward": False, "Limit": 1},  # the newest item
+    {"Limit": 2},
+    {"KeyConditionExpression": "PK = :p AND SK < :k", "Limit": 4},
+    {"KeyConditionExpression": "PK = :p AND SK <= :k", "ScanIndexForward": False},
+    {"KeyConditionExpression": "PK = :p AND SK > :k", "Limit": 3},
+    {"KeyConditionExpression": "PK = :p AND SK >= :k", "ScanIndexForward": False, "Limit": 2},
+    {"KeyConditionExpression": "PK = :p AND SK = :k"},
+    {"KeyConditionExpression": "PK = :p AND begins_with(SK, :s)", "Limit": 5},  # exactly all
+    {"KeyConditionExpression": "PK = :p AND begins_with(SK, :s)", "ScanIndexForward": False},
+    {"KeyConditionExpression": "PK = :p AND SK BETWEEN :a AND :b", "Limit": 2},
+    {"KeyConditionExpression": "PK = :p AND SK BETWEEN :c AND :d"},  # nothing between
+    {"KeyConditionExpression": "PK = :p AND SK BETWEEN :a AND :b", "FilterExpression": "n > :n"},
+]
+SORTED_VALUES = {
+    ":p": {"S": "SNAP#a"},
+    ":k": {"S": "T#0030"},
+    ":s": {"S": "T#001"},
+    ":a": {"S": "T#0012"},
+    ":b": {"S": "T#0047"},
+    ":c": {"S": "T#0047a"},
+    ":d": {"S": "T#0047z"},
+    ":n": {"N": "20"},
+}
+
+
+def populate_sorted(client: Any) -> None:
+    """One partition of 60 items written out of order, and a neighbour."""
+    client.create_table(**create_table_kwargs(TABLE))
+    for index in [*range(30, 60), *range(29, -1, -1)]:
+        item = {"PK": {"S": "SNAP#a"}, "SK": {"S": f"T#{index:04d}"}, "n": {"N": str(index)}}
+        client.put_item(TableName=TABLE, Item=item)
+    client.put_item(TableName=TABLE, Item={"PK": {"S": "SNAP#b"}, "SK": {"S": "T#0001"}})
+
+
+def sorted_answers(client: Any) -> list[Any]:
+    found = []
+    for query in SORTED:
+        kwargs = {"KeyConditionExpression": "PK = :p", **query}
+        used = {k: v for k, v in SORTED_VALUES.items() if k in str(kwargs)}
+        pages, start = [], None
+        while True:  # every page: a page after ExclusiveStartKey is moto's alone
+            extra: dict[str, Any] = {"ExclusiveStartKey": start} if start else {}
+            page = client.query(TableName=TABLE, ExpressionAttributeValues=used, **kwargs, **extra)
+            pages.append((page["Items"], page.get("LastEvaluatedKey"), page["ScannedCount"]))
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                break
+        found.append(pages)
+    return found
+
+
+def test_narrowed_queries_answer_as_moto_does() -> None:
+    found = []
+    for patched in (False, True):
+        with embedded_aws(lean=False), partitioned_queries() if patched else nullcontext():
+            client = boto3.client("dynamodb")
+            populate_sorted(client)
+            found.append(sorted_answers(client))
+    assert found[1] == found[0]
+    firsts = [pages[0][0] for pages in found[0]]
+    assert firsts[0][0]["SK"] == {"S": "T#0059"}
+    assert [len(items) for items in firsts] == [1, 2, 4, 31, 3, 2, 1, 5, 10, 2, 0, 27]
+
+
+def test_a_newest_item_query_sorts_no_partition() -> None:
+    """The newest of 60 items: moto compares every sort key to sort them all; the narrowed
+    query hands it two items."""
+    compared = 0
+    original = DynamoType.__lt__
+
+    def counted(self: DynamoType, other: DynamoType) -> bool:
+        nonlocal compared
+        compared += 1
+        return original(self, other)
+
+    with embedded_aws(), patch.object(DynamoType, "__lt__", counted):
+        client = boto3.client("dynamodb")
+        populate_sorted(client)
+        compared = 0
+        newest = client.query(
+            TableName=TABLE,
+            KeyConditionExpression="PK = :p",
+            ExpressionAttributeValues={":p": {"S": "SNAP#a"}},
+            ScanIndexForward=False,
+            Limit=1,
+        )
+    assert newest["Items"][0]["SK"] == {"S": "T#0059"}
+    assert compared <= 2

@@ -137,9 +137,11 @@ def test_a_subscription_still_pending_is_no_subscriber() -> None:
 
 
 def test_status_of_a_demo_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # Given a one-week demo of the baselines
+    # Given a one-week demo of the baselines (a pass an hour: what status reads, in a sixth of
+    # the deployed passes' time)
     out = tmp_path / "site"
-    run_demo(DemoRequest(weeks=1, agents=("baselines",), offline=True, out=out), stream=None)
+    request = DemoRequest(weeks=1, agents=("baselines",), offline=True, out=out, pass_minutes=60)
+    run_demo(request, stream=None)
     capsys.readouterr()
     ledger = json.loads((state_folder(out) / "ledger.json").read_text())
     # When its status is asked for

@@ -59,6 +59,7 @@ from arena_local.demo.ledger import export_ledger
 from arena_local.demo.markets import MarketChoice
 from arena_local.demo.schedule import Schedule, firings, schedules_from
 from arena_local.memory import FolderCommitmentStore
+from arena_local.moto_direct import DirectDynamoDB
 from arena_local.moto_shims import AtomicClient, lean_dynamodb
 from arena_local.publications import last_publications
 from arena_local.replay import GammaReplay
@@ -181,6 +182,7 @@ class DemoRun:
         self.injector = injector
         self.progress = progress or _quiet
         self.tally = Tally()
+        self.direct_dynamodb: DirectDynamoDB | None = None  # on embedded moto, once provisioned
         self.executions: list[Execution] = []  # the decision runs, as Step Functions lists them
         self.clock = FixedClock(options.start)
         self.schedules: list[Schedule] = schedules_from(template)
@@ -258,15 +260,17 @@ class DemoRun:
     def _dynamodb(self) -> tuple[Any, str]:
         """A DynamoDB client and a table created with the deployed key schema."""
         endpoint = self.options.dynamodb_endpoint
-        client: Any
-        if endpoint is None:  # moto: one request at a time, as DynamoDB applies each atomically
-            client = AtomicClient(boto3.client("dynamodb", config=EMBEDDED_CLIENT))
-            table = TABLE
-        else:
+        if endpoint is not None:
             client = boto3.client("dynamodb", endpoint_url=endpoint)
             table = f"{TABLE}-{uuid.uuid4().hex[:12]}"
-        client.create_table(**create_table_kwargs(table))
-        return client, table
+            client.create_table(**create_table_kwargs(table))
+            return client, table
+        embedded = boto3.client("dynamodb", config=EMBEDDED_CLIENT)
+        embedded.create_table(**create_table_kwargs(TABLE))
+        # moto: its requests straight to its handler (``moto_direct``), one at a time, as
+        # DynamoDB applies each atomically
+        self.direct_dynamodb = DirectDynamoDB(embedded, TABLE)
+        return AtomicClient(self.direct_dynamodb), TABLE
 
     def _llm_client(self, resources: ExitStack) -> LLMClient | None:
         """Real models when configured; else, for a lineup with stand-ins, their local server
