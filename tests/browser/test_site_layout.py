@@ -57,9 +57,9 @@ def test_the_pairs_matrix_scrolls_by_keyboard_on_a_phone(visit: Any) -> None:
     overflow = region.evaluate("e => e.scrollWidth - e.clientWidth")
     assert overflow > 0, "the matrix fits: the case is not exercised"
     region.focus()
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("End")
-    assert region.evaluate("e => e.scrollLeft") > 0
+    assert region.evaluate("e => document.activeElement === e")
+    page.keyboard.press("ArrowRight")  # scrolls smoothly: wait for it, never a fixed sleep
+    page.wait_for_function("e => e.scrollLeft > 0", arg=region.element_handle(), timeout=10_000)
 
 
 def test_calibration_is_small_multiples_with_the_same_axes(visit: Any) -> None:

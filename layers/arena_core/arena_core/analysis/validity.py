@@ -286,7 +286,7 @@ def world_table(found: Mapping[str, Any]) -> Table:
     return Table(
         "Realistic world: what is fitted to the recorded dump, and what is assumed",
         f"Seed {found['seed']}, run {found['date']}, {found['seasons']} seasons per cell.",
-        ("", "Value", "From"),
+        ("Quantity", "Value", "From"),
         tuple(tuple(row) for row in found["world"]),
     )
 

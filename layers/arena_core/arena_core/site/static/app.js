@@ -42,6 +42,9 @@ function addSortButtons(table) {
     return;
   }
   Array.from(head.rows[0].cells).forEach((th, index) => {
+    if (!th.textContent.trim()) {
+      return; // a button needs a name: an empty heading (a row label's column) stays as it is
+    }
     const button = document.createElement("button");
     button.type = "button";
     button.dataset.sort = String(index);
