@@ -51,9 +51,9 @@ VERSUS_MARKET = {
 
 
 def versus_market(analysis: Board, family: str) -> str:
-    """The skill cell's answer: the family's verdict against the market by the paired test
-    the pairwise page and the sentence above the table use (empty: not tested, e.g. the
-    market itself)."""
+    """The skill cell's answer: the family's verdict against the market, the primary
+    comparison's where there is one (``against_market``), as the sentence above the table
+    gives it (empty: not tested, e.g. the market itself)."""
     found = against_market(analysis, family)
     return "" if found is None else VERSUS_MARKET[found]
 
