@@ -37,8 +37,15 @@ from arena_local.cost.model import (
     schedules,
 )
 from arena_local.cost.report import render
-from arena_local.cost.steady import TYPICAL, Measured, SteadyState, measure_steady_state
+from arena_local.cost.steady import (
+    TYPICAL,
+    Measured,
+    SteadyState,
+    as_deployed,
+    measure_steady_state,
+)
 from arena_local.cost.totals import after_free_tier
+from arena_local.standins import standin_lineup
 from arena_local.workflow import synthesized_template
 
 # Small: the three baselines, a 100-market universe, two completed cohorts before the five
@@ -98,6 +105,17 @@ def test_the_sample_is_metered_per_function_and_publication(measured: Measured) 
     assert usage["Decide"].requests["dynamodb:TransactWriteItems"] > 0  # the baselines' trades
     assert measured.table_after.items["snapshot"] > measured.table_before.items["snapshot"]
     assert all(measured.init_seconds[f] > 0 for f in ("Snapshot", "Decide"))
+
+
+def test_the_sample_is_rendered_as_deployed(measured: Measured) -> None:
+    """No page names a simulation: a simulated build's footer carries the time it was drawn, so
+    every page would be uploaded again at every publication, which a deployment never does."""
+    assert measured.site_bytes > 0
+    assert measured.simulated_pages == 0
+    assert all(not spec.stand_in for spec in as_deployed(standin_lineup()))
+    assert [s.model_id for s in as_deployed(standin_lineup())] == [
+        s.model_id for s in standin_lineup()
+    ]
 
 
 def test_the_model_agrees_with_a_metered_day_line_by_line(

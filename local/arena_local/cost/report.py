@@ -31,7 +31,9 @@ GIVEN_UP = (
     "alarm names, run and agent ids.",
     "Live cohorts' pages and charts redrawn daily (and after each run); their figures follow "
     "every 30 minutes through one small JSON per cohort, read by the site's script (without "
-    "script: the day's figures). Cohort data tables and market pages daily.",
+    "script: the day's figures). Cohort data tables and market pages daily, but for what a "
+    "settlement or resolution changed (its market's page, the decisions that traded it): "
+    "within the hour.",
     "Publications, and the passes' reads, eventually consistent: a page may show the table as "
     "it was a second earlier, until the next tick.",
     "The hour's and day's points of the series, and the hourly snapshots, written when the hour "

@@ -28,7 +28,7 @@ from __future__ import annotations
 import copy
 import logging
 import tempfile
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -41,6 +41,7 @@ from arena_core.analysis import tdist, validity
 from arena_core.domain.cohort import cohort_id_for
 from arena_core.domain.lineup import AgentKind, AgentSpec
 from arena_core.observability import logger
+from arena_core.ports.llm import LLMClient
 from arena_core.ports.stores import Stores
 from arena_core.site.environment import environment
 from arena_local.cost.history import seed_history
@@ -53,6 +54,7 @@ from arena_local.demo.runner import AUDIT_BUCKET, WEEK, DemoRun, RunOptions, Run
 from arena_local.demo.schedule import Schedule
 from arena_local.workflow import HANDLERS, LocalWorkflow
 
+SIMULATION_BANNER = b'aria-label="Simulation"'  # a simulated build's banner (site/build.py)
 TYPICAL = ("Snapshot", "Resolve")  # costed from the sample's hours after the run hour
 RUN_HOUR = timedelta(hours=1)
 
@@ -90,6 +92,7 @@ class Measured:
     cohort_site_bytes: int  # a cohort's pages, tables and decision pages (the oldest live)
     init_seconds: dict[str, float]  # a cold start's INIT, by function
     span_usage: dict[str, Usage] | None = None  # metered over ``steady.span_hours``
+    simulated_pages: int = 0  # pages naming a simulation (none: rendered as deployed)
 
 
 def measure_steady_state(
@@ -107,12 +110,14 @@ def measure_steady_state(
             seed=steady.seed,
             start=demo_start(datetime.now(UTC).date()),
             site_dir=site,
-            lineup=lineup,
+            lineup=as_deployed(lineup),
             universe_size=steady.universe_size,
+            simulation="",  # metered as deployed: no page names a simulation (see as_deployed)
         )
         run = SteadyRun(options, markets, dict(template), steady)
         run.execute()
         site_bytes = sum(f.stat().st_size for f in site.rglob("*") if f.is_file())
+        simulated = sum(SIMULATION_BANNER in f.read_bytes() for f in site.rglob("*.html"))
         oldest = cohort_id_for(options.start)
         cohort_bytes = sum(
             f.stat().st_size
@@ -132,8 +137,17 @@ def measure_steady_state(
         steady=steady,
         refresh_minutes=run.refresh_minutes,
         cohort_site_bytes=cohort_bytes,
+        simulated_pages=simulated,
         init_seconds=init_seconds(runtime_init_seconds),
     )
+
+
+def as_deployed(lineup: tuple[AgentSpec, ...]) -> tuple[AgentSpec, ...]:
+    """The lineup as a deployment runs it: no agent flagged a stand-in (the stand-ins still
+    answer, through their server, for the models they stand in for). A simulated build's pages
+    carry a banner and a footer with the time they were drawn, so every page would differ at
+    every publication and be uploaded again: a deployment's pages carry neither."""
+    return tuple(spec.model_copy(update={"stand_in": False}) for spec in lineup)
 
 
 class SteadyRun(DemoRun):
@@ -155,6 +169,10 @@ class SteadyRun(DemoRun):
         self.before = self.after = TableStats()
         self.sample_usage: dict[str, Usage] = {}
         self.span_usage: dict[str, Usage] = {}
+
+    def _llm_client(self, resources: ExitStack) -> LLMClient | None:
+        """The stand-ins' server answers for every model, as deployed models would."""
+        return self._stand_in_client(resources)
 
     def _finish(self, stores: Stores, report: RunReport) -> None:
         """Nothing: the sample's measurements are the result."""

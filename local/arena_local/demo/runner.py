@@ -283,6 +283,11 @@ class DemoRun:
             return _llm_client(llm)
         if not standins:
             return None
+        return self._stand_in_client(resources)
+
+    def _stand_in_client(self, resources: ExitStack) -> LLMClient:
+        """The stand-ins' local server (started here, stopped with ``resources``) behind the
+        client a real server gets: it answers for any model id ``standin/<family>``."""
         models = StandInModels(foresight_from(self.simulation), seed=self.options.seed)
         server = resources.enter_context(StandInServer(models))
         http = resources.enter_context(httpx.Client())

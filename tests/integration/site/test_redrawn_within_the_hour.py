@@ -11,6 +11,7 @@ from pathlib import Path
 
 from arena_core.adapters.site_publishers import LocalFolderPublisher
 from arena_core.domain.cohort import Cohort
+from arena_core.domain.decisions import DecisionRecord
 from arena_core.domain.lineup import default_lineup
 from arena_core.domain.market import MarketStatus, ResolutionKind
 from arena_core.domain.panel import Methodology
@@ -33,6 +34,27 @@ def _publish(scenario: Scenario, site: Path, scope: Scope) -> None:
     PublishSiteService(scenario.stores, publisher, scenario.blobs, scenario.clock).run(scope)
 
 
+class _CountedBlobs(InMemoryBlobStore):
+    """The scenario's blobs, each read recorded."""
+
+    def __init__(self, inner: InMemoryBlobStore) -> None:
+        super().__init__()
+        self._inner = inner
+        self.read: list[str] = []
+
+    def get(self, ref: str) -> bytes:
+        self.read.append(ref)
+        return self._inner.get(ref)
+
+
+def _refs(record: DecisionRecord) -> set[str]:
+    """The blobs a decision's page is drawn from: its prompt, replies and reasoning."""
+    outcome = record.outcome
+    assert outcome is not None
+    refs = {outcome.prompt_ref, outcome.reasoning_ref, *(a.response_ref for a in outcome.responses)}
+    return {ref for ref in refs if ref is not None}
+
+
 def _pages(site: Path, folder: str) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in (site / folder).glob("*.html")}
 
@@ -53,7 +75,18 @@ def test_a_settlement_is_on_its_market_and_decision_pages_in_the_next_hourly_pub
     ResolutionService(scenario.stores, scenario.source, scenario.clock).run()
     SnapshotService(scenario.stores, scenario.source, scenario.clock).run()
     assert not any(p.is_open for p in scenario.stores.ledger.positions_on("m9"))
-    _publish(scenario, site, FULL)
+    drawn = _pages(site, "decisions")
+    blobs = _CountedBlobs(scenario.blobs)
+    PublishSiteService(scenario.stores, LocalFolderPublisher(site), blobs, scenario.clock).run(FULL)
+    redrawn = {name for name, body in _pages(site, "decisions").items() if drawn[name] != body}
+    # only the decisions whose pages are drawn again are read in full, not their cohort's
+    records = [
+        r for a in scenario.stores.cohorts.agents(scenario.stores.cohorts.cohorts()[0].cohort_id)
+        for r in scenario.stores.decisions.decisions(a.agent_id)
+    ]  # fmt: skip
+    again = [r for r in records if f"{r.decision_id}.html" in redrawn]
+    assert again and len(again) < len(records)
+    assert blobs.read and set(blobs.read) <= set().union(*(_refs(r) for r in again))
 
     fresh = tmp_path / "fresh"
     _publish(scenario, fresh, DAILY)  # what the next daily publication would draw

@@ -107,11 +107,14 @@ def decision_files(reads: Reads, renderer: SiteRenderer, view: CohortView) -> li
     cohort_id = view.cohort.cohort_id
     files: list[LazyFile] = []
     records = view.records()
-    details = cache(lambda: [read_details(r, reads.blobs) for r in records])
+    by_id = {r.decision_id: r for r in records}
+    # Each decision read in full once, and only where something drawn needs it: a page drawn
+    # again (a settlement moved its results) reads its own decision, not the cohort's.
+    detail = cache(lambda decision_id: read_details(by_id[decision_id], reads.blobs))
 
     def detail_tables() -> dict[str, bytes]:
         found: dict[str, bytes] = {}
-        for table, rows in detail_rows(details()).items():
+        for table, rows in detail_rows([detail(r.decision_id) for r in records]).items():
             found |= exports.table_files(f"data/cohorts/{cohort_id}", table, rows)
         return found
 
@@ -129,8 +132,7 @@ def decision_files(reads: Reads, renderer: SiteRenderer, view: CohortView) -> li
         ]
 
         def page(found: str = decision_id) -> dict[str, bytes]:
-            mine = next(d for d in details() if d.record.decision_id == found)
-            return renderer.decision_pages(view, mine)
+            return renderer.decision_pages(view, detail(found))
 
         files += reads.memo.files(f"cohort/{cohort_id}/decision/{decision_id}", inputs, page)
     return files
