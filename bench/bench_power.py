@@ -51,6 +51,7 @@ PLANS = {
 # Truth seasons pooled: 20 x 18,000 questions leave the truth's error at a fifth of a 13-week
 # reading's on the deployed panel (its variance 1/20 of one season's split in two lineups).
 TRUTH_REPEATS = 20
+TRUTH_QUESTIONS = 18_000  # per truth season (at least 60 weeks)
 OPEN_RULES = Rules(min_weeks=2, min_events=2, min_return_cohorts=2)
 
 
@@ -241,7 +242,7 @@ def main() -> None:
     truths: dict[str, Lineups] = {}
     for name in args.plans.split(","):
         plan = PLANS[name]()
-        weeks = args.truth_weeks or max(60, 18_000 // plan.design.size)
+        weeks = args.truth_weeks or max(60, TRUTH_QUESTIONS // plan.design.size)
         parts = max(1, args.workers) * 2
         with ProcessPoolExecutor(max_workers=args.workers) as pool:
             pooled = pool.map(_truth, [TruthJob(plan, weeks, i) for i in range(args.truth_repeats)])
@@ -271,7 +272,7 @@ def main() -> None:
     if args.json is not None:
         args.json.write_text(json.dumps({k: [asdict(c) for c in v] for k, v in found.items()}))
     if args.write:
-        update_results(found, truths, args.seasons)
+        update_results(found, truths, args.seasons, args.truth_repeats)
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 
@@ -280,7 +281,9 @@ def _order(plan: str) -> tuple[int, str]:
     return (0 if plan.startswith("top-500") else 1 if plan == after().name else 2, plan)
 
 
-def update_results(found: dict[str, list[Cell]], truths: dict[str, Lineups], seasons: int) -> None:
+def update_results(
+    found: dict[str, list[Cell]], truths: dict[str, Lineups], seasons: int, repeats: int
+) -> None:
     """Put this run's cells into the published results (those of other plans kept), with the
     world's description, and print the page's tables."""
     results = dict(realistic_results())
@@ -300,6 +303,7 @@ def update_results(found: dict[str, list[Cell]], truths: dict[str, Lineups], sea
         "seed": SEED,
         "date": date.today().isoformat(),
         "seasons": seasons,
+        "truth": {"repeats": repeats, "questions": TRUTH_QUESTIONS},
         "world": world_rows(REALISTIC, recorded(), gaps),
         "design": design_of(after().design),
         "cells": cells,
