@@ -14,6 +14,7 @@ which comparisons with a true Brier gap near 0.02 are called the right way, and,
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -97,6 +98,8 @@ def weeks_of(rows: Sequence[Forecast]) -> dict[str, list[int]]:
             if row.question not in questions:
                 questions.add(row.question)
                 found[MARKET].append(week)
+    for weeks in found.values():
+        weeks.sort()  # ``mixed`` counts the early ones by bisection
     return found
 
 
@@ -104,8 +107,9 @@ def _pair_truth(
     truth: Lineups, kind: str, pair: PairResult | _Named, weeks: Mapping[str, list[int]]
 ) -> float | None:
     """The true A - B over what they share (from the later of their first weeks on)."""
-    start = max(min(weeks.get(pair.family_a, [0])), min(weeks.get(pair.family_b, [0])))
-    shared = [w for w in weeks.get(pair.family_a, []) if w >= start]
+    start = max(weeks.get(pair.family_a, [0])[0], weeks.get(pair.family_b, [0])[0])
+    mine = weeks.get(pair.family_a, [])
+    shared = mine[bisect.bisect_left(mine, start) :]  # sorted: those from ``start`` on
     a = mixed(truth, kind, pair.family_a, shared)
     b = mixed(truth, kind, pair.family_b, shared)
     return None if a is None or b is None else a - b
@@ -154,8 +158,8 @@ def score(
 def _late(weeks: Mapping[str, list[int]], family: str) -> bool:
     """Whether ``family`` joined after the first run week of the season read: the target is
     for families from the first cohort (a late one is reported apart)."""
-    first = min((min(w) for w in weeks.values() if w), default=0)
-    return min(weeks.get(family) or [first]) > first
+    first = min((w[0] for w in weeks.values() if w), default=0)  # sorted: w[0] is the least
+    return (weeks.get(family) or [first])[0] > first
 
 
 def _true_pair(  # noqa: PLR0917 - a pair and what its truth needs

@@ -18,6 +18,7 @@ the proportions of its own questions. Families of one specification share one tr
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -158,10 +159,10 @@ def truth_of(  # noqa: PLR0917 - a plan's world, seed and size
 
 
 def mixed(truth: Lineups, kind: str, family: str, weeks: Sequence[int]) -> float | None:
-    """A figure's truth over forecasts in ``weeks`` (run weeks, one per forecast)."""
+    """A figure's truth over forecasts in ``weeks`` (run weeks, one per forecast, sorted)."""
     after = truth.after.get((kind, family))
     if after is None:
         return None
-    early = sum(w < truth.join for w in weeks)
+    early = bisect.bisect_left(weeks, truth.join)
     before = truth.before.get((kind, family), after)
     return (early * before + (len(weeks) - early) * after) / len(weeks) if weeks else after
