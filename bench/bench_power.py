@@ -30,16 +30,15 @@ from arena_local.validity.fitted import recorded
 from arena_local.validity.plans import REALISTIC, VARIANTS, after, before, world_rows
 from arena_local.validity.power import (
     Cell,
-    Lineups,
     Promises,
     Tally,
     check_promises,
     merged,
     merged_promises,
     run_plan,
-    truth_of,
 )
 from arena_local.validity.realistic import LLM, PanelPlan
+from arena_local.validity.truth import Lineups, TruthPart, truth_from, truth_part
 
 SEED = 20261128
 OUT = Path(validity.__file__).with_name(validity.REALISTIC)
@@ -49,6 +48,10 @@ PLANS = {
     "before-300": lambda: before(300),
     **VARIANTS,
 }
+# Truth seasons pooled: 20 x 18,000 questions leave the truth's error at a fifth of a 13-week
+# reading's on the deployed panel (its variance 1/20 of one season's split in two lineups).
+TRUTH_REPEATS = 20
+TRUTH_QUESTIONS = 18_000  # per truth season (at least 60 weeks)
 OPEN_RULES = Rules(min_weeks=2, min_events=2, min_return_cohorts=2)
 
 
@@ -73,6 +76,17 @@ def _run(job: Job) -> dict[int, Tally]:
         seasons=job.seasons,
         seed=job.seed,
     )
+
+
+@dataclass(frozen=True)
+class TruthJob:
+    plan: PanelPlan
+    weeks: int
+    index: int
+
+
+def _truth(job: TruthJob) -> TruthPart:
+    return truth_part(REALISTIC, job.plan, recorded(), SEED, job.weeks, job.index)
 
 
 @dataclass(frozen=True)
@@ -178,6 +192,12 @@ def main() -> None:
     parser.add_argument("--plans", default=",".join(PLANS))
     parser.add_argument("--reads", default="4,8,13,26")
     parser.add_argument("--truth-weeks", type=int, default=0, help="default: 18,000 questions")
+    parser.add_argument(
+        "--truth-repeats",
+        type=int,
+        default=TRUTH_REPEATS,
+        help="independent truth seasons pooled (the truth's own error: see validity/truth.py)",
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument(
         "--write", action="store_true", help=f"put the results into {OUT.name} (the page's)"
@@ -222,10 +242,12 @@ def main() -> None:
     truths: dict[str, Lineups] = {}
     for name in args.plans.split(","):
         plan = PLANS[name]()
-        weeks = args.truth_weeks or max(60, 18_000 // plan.design.size)
-        truth = truth_of(REALISTIC, plan, recorded(), SEED, weeks)
-        truths[plan.name] = truth
+        weeks = args.truth_weeks or max(60, TRUTH_QUESTIONS // plan.design.size)
         parts = max(1, args.workers) * 2
+        with ProcessPoolExecutor(max_workers=args.workers) as pool:
+            pooled = pool.map(_truth, [TruthJob(plan, weeks, i) for i in range(args.truth_repeats)])
+            truth = truth_from(list(pooled), REALISTIC)
+        truths[plan.name] = truth
         jobs = [
             Job(
                 plan,
@@ -242,14 +264,15 @@ def main() -> None:
         cells = [Cell.of(plan.name, at, merged([r[at] for r in results])) for at in reads]
         found[plan.name] = cells
         print(
-            f"\n{plan.name} ({args.seasons} seasons; truth over {weeks} weeks; clustered by "
+            f"\n{plan.name} ({args.seasons} seasons; truth over {args.truth_repeats} x {weeks} "
+            f"weeks; clustered by "
             f"{args.clustering.value})"
         )
         print("\n".join(table(cells)), flush=True)
     if args.json is not None:
         args.json.write_text(json.dumps({k: [asdict(c) for c in v] for k, v in found.items()}))
     if args.write:
-        update_results(found, truths, args.seasons)
+        update_results(found, truths, args.seasons, args.truth_repeats)
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 
@@ -258,7 +281,9 @@ def _order(plan: str) -> tuple[int, str]:
     return (0 if plan.startswith("top-500") else 1 if plan == after().name else 2, plan)
 
 
-def update_results(found: dict[str, list[Cell]], truths: dict[str, Lineups], seasons: int) -> None:
+def update_results(
+    found: dict[str, list[Cell]], truths: dict[str, Lineups], seasons: int, repeats: int
+) -> None:
     """Put this run's cells into the published results (those of other plans kept), with the
     world's description, and print the page's tables."""
     results = dict(realistic_results())
@@ -278,6 +303,7 @@ def update_results(found: dict[str, list[Cell]], truths: dict[str, Lineups], sea
         "seed": SEED,
         "date": date.today().isoformat(),
         "seasons": seasons,
+        "truth": {"repeats": repeats, "questions": TRUTH_QUESTIONS},
         "world": world_rows(REALISTIC, recorded(), gaps),
         "design": design_of(after().design),
         "cells": cells,

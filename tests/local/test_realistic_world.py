@@ -15,8 +15,9 @@ from arena_core.analysis.validity import realistic_results, realistic_tables, te
 from arena_core.domain.panel_design import panel_design
 from arena_local.validity.fitted import recorded
 from arena_local.validity.plans import REALISTIC, after, before
-from arena_local.validity.power import Cell, check_promises, run_plan, truth_of
-from arena_local.validity.realistic import LLM, simulate
+from arena_local.validity.power import Cell, check_promises, run_plan, weeks_of
+from arena_local.validity.realistic import LLM, MARKET, simulate
+from arena_local.validity.truth import truth_from, truth_of, truth_part
 
 RULES = Rules(min_weeks=2, min_events=2, min_return_cohorts=2)
 SMALL = replace(after(size=60), name="small")
@@ -83,6 +84,36 @@ def test_the_benchmark_tallies_power_false_verdicts_and_coverage() -> None:
     assert all(0.0 <= v <= 1.0 for v in cell.false.values())
     assert {"brier", "peer", "pair95", "best", "market"} <= set(cell.coverage)
     assert all(v is None or v > 0.6 for v in cell.coverage.values())
+
+
+def test_the_truth_pools_independent_seasons() -> None:
+    """One long season knows its truth only to within its weeks' outcome shocks (its Brier
+    truth moved by as much as a 13-week reading does, from seed to seed): the truth pools the
+    sums of independent seasons, families of one specification together."""
+    parts = [truth_part(REALISTIC, SMALL, recorded(), 5, 12, i) for i in range(2)]
+    first, second = (truth_from([p], REALISTIC) for p in parts)
+    pooled = truth_of(REALISTIC, SMALL, recorded(), seed=5, weeks=12, repeats=2)
+    assert pooled == truth_from(parts, REALISTIC)
+    for lineup in ("before", "after"):
+        one, two, both = (getattr(t, lineup) for t in (first, second, pooled))
+        assert one["brier", "sharp"] != two["brier", "sharp"]  # independent seasons
+        for key in both:
+            assert min(one[key], two[key]) <= both[key] <= max(one[key], two[key])
+        assert both["brier", "good-a"] == both["brier", "good-b"]  # one specification
+    assert pooled.after["brier", "sharp"] == pooled.after["brier", "late-sharp"]
+    brier, market, _, _ = parts[0].after["poor"]  # no twin
+    assert first.after["skill", "poor"] == pytest.approx(1.0 - brier / market)
+
+
+def test_the_market_is_read_over_the_weeks_of_its_questions() -> None:
+    """The market's own forecasts are not in a season's rows: its truth was the full lineup's
+    whatever weeks its figure spanned (the lineup before the late families is a different
+    truth for its peer score)."""
+    rows = simulate(REALISTIC, SMALL, recorded(), 6, seed=4).read(6)
+    weeks = weeks_of(rows)
+    questions = {(r.week, r.market_id) for r in rows if r.matured}
+    assert sorted(weeks[MARKET]) == sorted(int(w[1:]) for w, _ in questions)
+    assert min(weeks[MARKET]) < 4  # before the late families join
 
 
 def test_promises_are_checked_at_the_week_they_name() -> None:

@@ -178,6 +178,6 @@ def world_rows(world: WorldAssumptions, fitted: Fitted, gaps: dict[str, float]) 
         [
             "True Brier minus the market's (deployed panel)",
             "; ".join(f"{f} {g:+.3f}" for f, g in gaps.items()),
-            "the truth: a long season",
+            "the truth: long seasons pooled",
         ],
     ]

@@ -1,11 +1,9 @@
 """The panel's validity and power on the realistic world: seasons with a known truth, analysed
 exactly as ``arena analyze`` analyses a dataset, read at several weeks of the same season.
 
-The truth of every figure is its mean over a long season of the same world and panel plan (a
-family's Brier, peer score and skill against the market; every pair's difference follows). A
-family's peer score is relative to the models present, so the truth is kept for the lineup
-before the late families join and for the full lineup, and a season's truth is their mix in
-the proportions of its own questions. Families of one specification share one truth.
+The truth of every figure is its mean over many long seasons of the same world and panel plan
+(``truth.py``: a family's Brier, peer score and skill against the market; every pair's
+difference follows).
 
 Per season and reading week the tally records: whether each interval shown covers the truth
 (and each pair's difference rebuilt at 95%), whether any verdict is false (an equal pair
@@ -16,10 +14,10 @@ which comparisons with a true Brier gap near 0.02 are called the right way, and,
 
 from __future__ import annotations
 
-import math
+import bisect
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from arena_core.analysis.board import MARKET, Board, analyze, pairs_only
 from arena_core.analysis.figures import PEER, Figure, Rules
@@ -36,101 +34,10 @@ from arena_local.validity.realistic import (
     WorldAssumptions,
     simulate,
 )
+from arena_local.validity.truth import Lineups, groups, mixed
 
-KINDS = ("brier", "skill", "peer")
 GAP = 0.02
 TOLERANCE = 0.25  # a pair "has a 0.02 gap" within 25% of it (0.015 to 0.025)
-
-
-@dataclass(frozen=True)
-class Lineups:
-    """A truth for each lineup: before the late families join, and with everyone."""
-
-    before: dict[tuple[str, str], float]
-    after: dict[tuple[str, str], float]
-    join: int  # the first week a late family forecasts (0: nobody joins late)
-
-
-def _means(rows: Sequence[Forecast]) -> dict[tuple[str, str], float]:
-    by_family: dict[str, list[Forecast]] = defaultdict(list)
-    for row in rows:
-        by_family[row.family_id].append(row)
-    found: dict[tuple[str, str], float] = {}
-    for family, mine in by_family.items():
-        brier = math.fsum(r.brier for r in mine) / len(mine)
-        market = math.fsum(r.market_brier for r in mine) / len(mine)
-        found["brier", family] = brier
-        found["skill", family] = 1.0 - brier / market
-        found["peer", family] = math.fsum(r.peer or 0.0 for r in mine) / len(mine)
-    return found
-
-
-def _with_market(rows: Sequence[Forecast], models: set[str]) -> list[Forecast]:
-    """The rows and the market's own (its price, peer-scored against the models)."""
-    questions: dict[tuple[str, str], list[Forecast]] = defaultdict(list)
-    for row in rows:
-        questions[row.question].append(row)
-    found = list(rows)
-    for group in questions.values():
-        first = group[0]
-        given = [r.p_yes if r.outcome else 1 - r.p_yes for r in group if r.family_id in models]
-        price = first.market_p_yes if first.outcome else 1 - first.market_p_yes
-        logs = [math.log(g) for g in given]
-        peer = 100.0 * (math.log(price) - math.fsum(logs) / len(logs)) if logs else 0.0
-        found.append(replace(first, family_id=MARKET, p_yes=first.market_p_yes, peer=peer))
-    return found
-
-
-def _groups(world: WorldAssumptions) -> list[list[str]]:
-    shared: dict[tuple[object, ...], list[str]] = defaultdict(list)
-    for f in world.forecasters:
-        shared[f.spec].append(f.family_id)
-    return list(shared.values())
-
-
-def _averaged(values: dict[tuple[str, str], float], world: WorldAssumptions) -> None:
-    for group in _groups(world):
-        for kind in KINDS:
-            present = [values[kind, f] for f in group if (kind, f) in values]
-            for f in group:
-                if (kind, f) in values:
-                    values[kind, f] = math.fsum(present) / len(present)
-
-
-def truth_of(
-    world: WorldAssumptions, plan: PanelPlan, fitted: Fitted, seed: int, weeks: int
-) -> Lineups:
-    """The truths of a plan: a season of ``weeks`` runs in which the late families join half
-    way, read once everything has resolved; each half gives one lineup's truth."""
-    late = [f for f in world.forecasters if f.joins > 0]
-    half = weeks // 2
-    staged = replace(
-        world,
-        forecasters=tuple(replace(f, joins=half) if f.joins else f for f in world.forecasters),
-    )
-    rows = simulate(staged, plan, fitted, weeks, seed).read(math.inf, first_asks=plan.first_asks)
-    models = {f.family_id for f in world.forecasters if f.kind == LLM}
-    if not late:
-        after = _means(_with_market(rows, models))
-        _averaged(after, world)
-        return Lineups(after, after, 0)
-    early = [r for r in rows if int(r.week[1:]) < half]
-    later = [r for r in rows if int(r.week[1:]) >= half]
-    before = _means(_with_market(early, models - {f.family_id for f in late}))
-    after = _means(_with_market(later, models))
-    _averaged(before, world)
-    _averaged(after, world)
-    return Lineups(before, after, min(f.joins for f in late))
-
-
-def _mixed(truth: Lineups, kind: str, family: str, weeks: Sequence[int]) -> float | None:
-    """A figure's truth over forecasts in ``weeks`` (run weeks, one per forecast)."""
-    after = truth.after.get((kind, family))
-    if after is None:
-        return None
-    early = sum(w < truth.join for w in weeks)
-    before = truth.before.get((kind, family), after)
-    return (early * before + (len(weeks) - early) * after) / len(weeks) if weeks else after
 
 
 @dataclass
@@ -178,11 +85,21 @@ def board_of(rows: Sequence[Forecast], world: WorldAssumptions, rules: Rules) ->
     )
 
 
-def _weeks_of(rows: Sequence[Forecast]) -> dict[str, list[int]]:
+def weeks_of(rows: Sequence[Forecast]) -> dict[str, list[int]]:
+    """Each forecaster's matured forecasts' run weeks, the market's (one forecast per question,
+    not in ``rows``) included: without it the market's truth was the full lineup's whatever
+    weeks its figure spanned."""
     found: dict[str, list[int]] = defaultdict(list)
+    questions: set[tuple[str, str]] = set()
     for row in rows:
         if row.matured:
-            found[row.family_id].append(int(row.week[1:]))
+            week = int(row.week[1:])
+            found[row.family_id].append(week)
+            if row.question not in questions:
+                questions.add(row.question)
+                found[MARKET].append(week)
+    for weeks in found.values():
+        weeks.sort()  # ``mixed`` counts the early ones by bisection
     return found
 
 
@@ -190,10 +107,11 @@ def _pair_truth(
     truth: Lineups, kind: str, pair: PairResult | _Named, weeks: Mapping[str, list[int]]
 ) -> float | None:
     """The true A - B over what they share (from the later of their first weeks on)."""
-    start = max(min(weeks.get(pair.family_a, [0])), min(weeks.get(pair.family_b, [0])))
-    shared = [w for w in weeks.get(pair.family_a, []) if w >= start]
-    a = _mixed(truth, kind, pair.family_a, shared)
-    b = _mixed(truth, kind, pair.family_b, shared)
+    start = max(weeks.get(pair.family_a, [0])[0], weeks.get(pair.family_b, [0])[0])
+    mine = weeks.get(pair.family_a, [])
+    shared = mine[bisect.bisect_left(mine, start) :]  # sorted: those from ``start`` on
+    a = mixed(truth, kind, pair.family_a, shared)
+    b = mixed(truth, kind, pair.family_b, shared)
     return None if a is None or b is None else a - b
 
 
@@ -202,15 +120,15 @@ def score(
 ) -> None:
     """Add one analysed season, read at one week, to the tally."""
     tally.seasons += 1
-    weeks = _weeks_of(rows)
+    weeks = weeks_of(rows)
     for family, result in board.families.items():
         if family == MARKET:
             continue
         mine = weeks.get(family, [])
-        _cover(tally, "brier", result.brier, _mixed(truth, "brier", family, mine))
-        _cover(tally, "skill", result.skill, _mixed(truth, "skill", family, mine))
-        _cover(tally, "peer", result.peer, _mixed(truth, "peer", family, mine))
-    equal = {frozenset((a, b)) for g in _groups(world) for a in g for b in g if a < b}
+        _cover(tally, "brier", result.brier, mixed(truth, "brier", family, mine))
+        _cover(tally, "skill", result.skill, mixed(truth, "skill", family, mine))
+        _cover(tally, "peer", result.peer, mixed(truth, "peer", family, mine))
+    equal = {frozenset((a, b)) for g in groups(world) for a in g for b in g if a < b}
     wrong = False
     for pair in [*board.pairs, *board.brier_pairs]:
         kind = "peer" if pair.measure == PEER.name else "brier"
@@ -240,8 +158,8 @@ def score(
 def _late(weeks: Mapping[str, list[int]], family: str) -> bool:
     """Whether ``family`` joined after the first run week of the season read: the target is
     for families from the first cohort (a late one is reported apart)."""
-    first = min((min(w) for w in weeks.values() if w), default=0)
-    return min(weeks.get(family) or [first]) > first
+    first = min((w[0] for w in weeks.values() if w), default=0)  # sorted: w[0] is the least
+    return (weeks.get(family) or [first])[0] > first
 
 
 def _true_pair(  # noqa: PLR0917 - a pair and what its truth needs
@@ -452,7 +370,7 @@ def check_promises(
     """Seasons of ``last`` weeks, read at every week from ``first``: the ranked measure's
     pairs as the site computes them (``board.pairs_only``), and each promise checked."""
     models = {f.family_id for f in world.forecasters if f.kind == LLM}
-    equal = {frozenset((a, b)) for g in _groups(world) for a in g for b in g if a < b}
+    equal = {frozenset((a, b)) for g in groups(world) for a in g for b in g if a < b}
     found = Promises()
     for index in range(seasons):
         season = simulate(world, plan, fitted, last, seed * 1_000_003 + index)

@@ -182,13 +182,16 @@ class Season:
     strata: list[dict[str, tuple[int, int]]] = field(default_factory=list)  # per run
     reasked: int = 0  # questions whose market an earlier run had asked
     asked: int = 0
+    # A question's scored forecasts, by its index and whether it had matured: the same at
+    # every reading, so a season read at several weeks scores each question once or twice.
+    scored: dict[tuple[int, bool], list[Forecast]] = field(default_factory=dict, repr=False)
 
     def read(self, at: float, *, first_asks: bool = False) -> list[Forecast]:
         """The panel's scored forecasts as a dataset published at ``at`` (weeks) holds them;
         ``first_asks``: a market asked again counts once, at its first ask."""
         found = []
         seen: set[str] = set()
-        for question in self.rows:
+        for index, question in enumerate(self.rows):
             first = question[0]
             market_id = first.market.market_id
             if first_asks and market_id in seen:
@@ -196,7 +199,11 @@ class Season:
             seen.add(market_id)
             if first.run >= at or first.market.resolves > at:
                 continue
-            found += _scored(question, at)
+            key = (index, first.market.end <= at)
+            scored = self.scored.get(key)
+            if scored is None:
+                scored = self.scored[key] = _scored(question, matured=key[1])
+            found += scored
         return found
 
 
@@ -206,7 +213,7 @@ def _peer_rows(question: list[_Row]) -> tuple[float, list[float]]:
     return math.fsum(logs), logs
 
 
-def _scored(question: list[_Row], at: float) -> list[Forecast]:
+def _scored(question: list[_Row], *, matured: bool) -> list[Forecast]:
     total, logs = _peer_rows(question)
     count = len(logs)
     found = []
@@ -228,7 +235,7 @@ def _scored(question: list[_Row], at: float) -> list[Forecast]:
                 p_yes=row.p_yes,
                 market_p_yes=row.price,
                 outcome=market.outcome,
-                matured=market.end <= at,
+                matured=matured,
                 peer=peer,
                 baseline=100.0 * (log - math.log(0.5)) / math.log(2.0),
                 category=market.category,

@@ -12,7 +12,13 @@ import pytest
 from arena_core.analysis.board import MARKET, Board, analyze
 from arena_core.analysis.clustered import Clustering
 from arena_core.analysis.figures import BRIER, PEER, Figure, Measure, Rules
-from arena_core.analysis.pairs import PROMISE, Verdict, planned_difference, weeks_to_call
+from arena_core.analysis.pairs import (
+    PROMISE,
+    Verdict,
+    planned_difference,
+    weeks_to_call,
+)
+from arena_core.analysis.pairs import established as established_at
 from arena_core.analysis.rows import Forecast
 from arena_core.analysis.tdist import critical_value
 
@@ -124,11 +130,14 @@ def test_rank_ranges_come_from_the_holm_verdicts() -> None:
 def test_an_undecided_pair_is_promised_weeks_only_once_a_difference_is_established() -> None:
     rows = _noisy(4, {"a": 0.2, "b": 0.22, "c": 0.6}, 8, 12)
     promised = 0
-    for pair in board(rows).pairs:
+    pairs = board(rows).pairs
+    strict = Rules().alpha / sum(p.p_value is not None for p in pairs)
+    for pair in pairs:
         if pair.decided:
             assert pair.more_weeks is None
         elif pair.verdict is Verdict.UNDECIDED and pair.difference:
             established = planned_difference(pair.difference) > 0.0
+            established &= established_at(pair.difference, strict)
             assert (pair.more_weeks is not None) == established
             promised += established
             if pair.more_weeks is not None:
@@ -145,6 +154,24 @@ def test_a_difference_within_its_lower_bound_of_zero_is_promised_nothing() -> No
     clear = replace(near, estimate=1.5 * t * 0.01)
     assert planned_difference(clear) == pytest.approx(0.5 * t * 0.01)
     assert weeks_to_call(clear, 0.05 / 28) is not None
+
+
+def test_a_difference_short_of_the_verdicts_level_one_sided_is_promised_nothing() -> None:
+    """Past its one-sided 1% bound but not past the verdicts' level over the pairs (one-sided):
+    over 28 pairs a 1% event befalls some equal pair most weeks, and equal pairs were promised
+    a verdict in 2 of 88 readings of the validity benchmark. No promise until then."""
+    strict = 0.05 / 28
+    at_one_percent = critical_value(12.0, 2 * PROMISE)
+    familywise = critical_value(12.0, 2 * strict)
+    assert at_one_percent < familywise
+    between = Figure(
+        0.5 * (at_one_percent + familywise) * 0.01, None, None, 0.01, 12.0, 400, 13, 60, None
+    )
+    assert planned_difference(between) > 0.0  # what alone made a promise before
+    assert not established_at(between, strict) and weeks_to_call(between, strict) is None
+    beyond = replace(between, estimate=1.01 * familywise * 0.01)
+    assert established_at(beyond, strict) and weeks_to_call(beyond, strict) is not None
+    assert not established_at(replace(beyond, estimate=-beyond.estimate, se=0.0), strict)
 
 
 def test_the_panel_board_compares_and_ranks_on_peer_score_with_brier_beside() -> None:
@@ -215,9 +242,16 @@ def test_a_tiny_alpha_still_counts_the_weeks_an_undecided_pair_needs() -> None:
     rows = _noisy(4, {"a": 0.2, "b": 0.22, "c": 0.6}, 10, 20)
     rules = Rules(min_forecasts=5, min_cohorts=1, min_weeks=2, min_events=2, alpha=1e-17)
     pairs = board(rows, rules=rules).pairs
+    strict = rules.alpha / sum(p.p_value is not None for p in pairs)
     undecided = [p for p in pairs if p.verdict is Verdict.UNDECIDED and p.difference]
-    established = [p for p in undecided if p.difference and planned_difference(p.difference) > 0]
-    assert established and all(p.more_weeks and p.more_weeks >= 1 for p in established)
+    assert undecided
+    for pair in undecided:
+        assert pair.difference is not None
+        assert (pair.more_weeks is not None) == established_at(pair.difference, strict)
+    clear = Figure(0.5, None, None, 1e-4, 12.0, 400, 13, 60, None)  # t = 5,000: established
+    assert established_at(clear, strict)
+    more = weeks_to_call(clear, strict)
+    assert more is not None and more >= 1
 
 
 def test_rows_that_tie_on_who_when_and_what_give_the_same_board_in_any_order() -> None:
@@ -318,10 +352,11 @@ def test_a_rank_never_falls_outside_its_own_range() -> None:
 def test_more_weeks_counts_with_students_t_not_the_normal() -> None:
     """With few weeks the normal quantile promises a verdict too soon: the weeks given are the
     fewest at which t, on the degrees of freedom those weeks bring, would call the pair."""
-    shown = Figure(0.2, None, None, 0.02, 2.0, 40, 3, 3, None)
+    shown = Figure(0.3, None, None, 0.02, 2.0, 40, 3, 3, None)  # t = 15: established, undecided
     planned = planned_difference(shown)
-    assert 0.0 < planned < 0.2
+    assert 0.0 < planned < 0.3
     strict = 0.05 / 21
+    assert critical_value(2.0, 2 * strict) < 15.0 < critical_value(2.0, strict)
     extra = weeks_to_call(shown, strict)
     assert extra is not None
 

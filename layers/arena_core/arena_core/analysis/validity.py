@@ -254,10 +254,18 @@ def realistic_coverage_table(found: Mapping[str, Any]) -> Table:
         )
         for cell in found["cells"]
     ]
+    truth = found.get("truth")
+    pooled = (
+        f" The true value: each figure's mean over {truth['repeats']} independent seasons of "
+        f"about {truth['questions']:,} questions each (a single season's truth erred by as much "
+        "as a 13-week reading)."
+        if truth
+        else ""
+    )
     return Table(
         "Realistic world: coverage of the intervals shown",
         "Share of the intervals shown that contain the true value (target: at least 93% at "
-        "every horizon from 4 weeks).",
+        f"every horizon from 4 weeks).{pooled}",
         ("Panel", "Weeks", *COVERAGE_NAMES.values()),
         tuple(rows),
     )

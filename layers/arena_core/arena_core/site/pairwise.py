@@ -7,7 +7,8 @@ the row forecast better on the questions both answered; on peer score or return 
 means the row did better. A verdict needs the Holm-adjusted p-value below 0.05; below the
 validity minimum a pair has no interval and no verdict and says what it lacks; an undecided pair
 says by how many more weeks it would be called if its difference held at its lower bound, or
-that no difference is established yet (then no week is promised: an equal pair never is).
+that no difference is established yet at the verdicts' level, one-sided (then no week is
+promised: an equal pair is promised no more often than it is wrongly called).
 """
 
 from __future__ import annotations
