@@ -5,8 +5,18 @@ Sizing (memory, timeout) and why:
 - prepare 512 MB / 2 min: five Gamma pages for the 500-market universe, written once to S3.
 - decide 512 MB / 14 min: one agent; up to three replies from a model, each bounded at 240 s;
   the claim lease (15 min) outlives the function, so a live run is never taken over.
-- finalize and snapshot 1024 MB / 5 min: mark every active portfolio and regenerate the site
-  well inside the 10-minute cadence (more memory also means more CPU for rendering).
+- finalize 1024 MB / 5 min: marks every active portfolio and makes the weekly publication
+  (everything, the dataset's zip included) once a week.
+- snapshot 768 MB / 5 min: marks every active portfolio every 10 minutes and publishes what the
+  tick calls for. A pass waits on DynamoDB, Polymarket and S3 far more than it computes, and a
+  second of waiting is billed by the memory configured: 768 MB rather than 1024 cuts a quarter
+  of the wait's cost; the CPU's costs the same (below 1,769 MB, more memory buys a
+  proportionally larger CPU share). The largest need is the daily publication's, after a year
+  of cohorts (`bench/bench_publication_memory.py`, 47 completed weeks and 5 live): a peak of
+  325 MB of Python allocations over the 70 MB the imports take, and at most 15 s of CPU here
+  (untraced, the embedded AWS's own work included): about a minute on Graviton at 768 MB's CPU
+  share. The peak grows with the history: re-run the bench with `--history-weeks` as the
+  seasons accumulate, and raise this before it nears the memory configured.
 - resolve 512 MB / 5 min: batched market fetch and one transaction per settled position.
 """
 
@@ -58,7 +68,7 @@ SPECS = {
     "Snapshot": Spec(
         "snapshot",
         "handler.handler",
-        1024,
+        768,
         Duration.minutes(5),
         "Marks portfolios every 10 minutes and publishes the site",
     ),

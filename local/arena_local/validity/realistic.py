@@ -42,25 +42,13 @@ from statistics import NormalDist
 from arena_core.analysis.rows import Forecast
 from arena_core.domain.panel_design import PanelDesign, Stratum, draw
 from arena_local.validity.fitted import Fitted
+from arena_local.validity.world import clip, logit, sigmoid
 
 DAYS = 7.0
-P_MIN, P_MAX = 0.001, 0.999
 GROSS = 0.97
 _NORMAL = NormalDist()
 LLM, FOLLOWER, HOLD, RANDOM = "llm", "follower", "hold", "random"
 ENSEMBLE, MARKET = "ensemble", "market"
-
-
-def _sigmoid(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
-
-
-def _logit(p: float) -> float:
-    return math.log(p / (1.0 - p))
-
-
-def _clip(p: float) -> float:
-    return min(max(p, P_MIN), P_MAX)
 
 
 @dataclass(frozen=True)
@@ -319,11 +307,11 @@ class _Listing:
         centre = _pick(self.fitted.price_logits, rng)
         truth = centre - rng.gauss(0.0, world.market_lasting)
         market = _Market(
-            f"{event}.0", event, f"c{category}", listed, end, _sigmoid(truth), centre,
+            f"{event}.0", event, f"c{category}", listed, end, sigmoid(truth), centre,
             self._liquidity(), top,
         )  # fmt: skip
         shock = self.shock(int(end), -1) + self.shock(int(end), category)
-        market.outcome = int(rng.random() < _sigmoid(truth + shock))
+        market.outcome = int(rng.random() < sigmoid(truth + shock))
         if market.outcome and rng.random() < world.by_date_share:
             market.resolves = listed + rng.random() * (end - listed)  # it happened: resolved
         return market
@@ -346,7 +334,7 @@ class _Listing:
             truth = min(max(1.0 - _NORMAL.cdf(threshold), 1e-4), 1 - 1e-4)
             priced = min(max(1.0 - _NORMAL.cdf(threshold - error), 1e-4), 1 - 1e-4)
             market = _Market(
-                f"{event}.{i}", event, f"c{category}", listed, end, truth, _logit(priced),
+                f"{event}.{i}", event, f"c{category}", listed, end, truth, logit(priced),
                 self._liquidity(), top,
             )  # fmt: skip
             market.outcome = int(z > threshold)
@@ -365,7 +353,7 @@ class _Listing:
         winner = rng.choices(range(len(shares)), weights=shares)[0]
         markets = []
         for i, share in enumerate(shares):
-            centre = _logit(share) + rng.gauss(0.0, world.market_lasting)
+            centre = logit(share) + rng.gauss(0.0, world.market_lasting)
             market = _Market(
                 f"{event}.{i}", event, f"c{category}", listed, end, share, centre,
                 self._liquidity(), top,
@@ -417,17 +405,17 @@ def _forecast(  # noqa: PLR0917 - one forecast's inputs
 ) -> float:
     market, price = candidate.market, candidate.price
     if who.kind == FOLLOWER:
-        return _clip(price)
+        return clip(price)
     if who.kind == HOLD:
         return 0.5
     if who.kind == RANDOM:
-        return _clip(round(rng.random(), 3))
-    own = _logit(min(max(market.truth, 1e-4), 1 - 1e-4))
+        return clip(round(rng.random(), 3))
+    own = logit(min(max(market.truth, 1e-4), 1 - 1e-4))
     own += beliefs.common(market.market_id, world.shared_error)
     lasting = math.sqrt(who.persistence) * beliefs.view(who.family_id, market.market_id)
     own += who.noise * (lasting + math.sqrt(1.0 - who.persistence) * rng.gauss(0.0, 1.0))
-    blended = (1.0 - who.reads_price) * own + who.reads_price * _logit(_clip(price))
-    p = _clip(_sigmoid(blended + who.bias + shift))
+    blended = (1.0 - who.reads_price) * own + who.reads_price * logit(clip(price))
+    p = clip(sigmoid(blended + who.bias + shift))
     if who.gross and rng.random() < who.gross:
         return GROSS if p < 0.5 else 1.0 - GROSS
     return p
@@ -454,7 +442,7 @@ def _candidates_at(
             last = asked.get(market.market_id)
             if last is not None and run - last <= design.fresh_weeks:
                 continue
-            price = _sigmoid(market.centre + rng.gauss(0.0, listing.world.market_weekly))
+            price = sigmoid(market.centre + rng.gauss(0.0, listing.world.market_weekly))
             if not low <= price <= high:
                 continue
             days = (market.end - run) * DAYS

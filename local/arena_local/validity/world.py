@@ -36,15 +36,15 @@ COHORT_WEEKS = 5  # a cohort bets at five weekly runs
 WARM_UP_WEEKS = 10  # events listed before the season, so week 0 sees a full universe
 
 
-def _sigmoid(x: float) -> float:
+def sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
 
 
-def _logit(p: float) -> float:
+def logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
-def _clip(p: float) -> float:
+def clip(p: float) -> float:
     return min(max(p, P_MIN), P_MAX)
 
 
@@ -117,10 +117,10 @@ def _events(
                     _Market(f"{event_id}.{i}", event_id, week, end, end, truth, int(i == winner))
                 )
             continue
-        truth = _sigmoid(spec.base + spec.spread * rng.gauss(0.0, 1.0))
+        truth = sigmoid(spec.base + spec.spread * rng.gauss(0.0, 1.0))
         category = index % spec.categories
         shock = shocks.setdefault((category, int(end)), rng.gauss(0.0, spec.outcome_shock))
-        outcome = int(rng.random() < _sigmoid(_logit(truth) + shock))
+        outcome = int(rng.random() < sigmoid(logit(truth) + shock))
         resolves = end
         if outcome and rng.random() < spec.by_date_share:
             resolves = week + rng.random() * (end - week)  # it happened: resolved at once
@@ -148,7 +148,7 @@ def _forecast(
     lasting = math.sqrt(family.persistence) * views.of(family, market.market_id)
     fresh = math.sqrt(1.0 - family.persistence) * rng.gauss(0.0, 1.0)
     error = family.noise * (lasting + fresh)
-    return _clip(_sigmoid(_logit(market.truth) + family.bias + shift + error))
+    return clip(sigmoid(logit(market.truth) + family.bias + shift + error))
 
 
 def _row(
@@ -325,4 +325,4 @@ def simulate(spec: WorldSpec, design: Design, seed: int, *, until: float | None 
 
 
 def _price(spec: WorldSpec, market: _Market, rng: random.Random) -> float:
-    return _clip(_sigmoid(_logit(market.truth) + rng.gauss(0.0, spec.market_noise)))
+    return clip(sigmoid(logit(market.truth) + rng.gauss(0.0, spec.market_noise)))
