@@ -25,9 +25,8 @@ from arena_core.analysis import validity
 from arena_core.analysis.clustered import Clustering
 from arena_core.analysis.figures import Rules
 from arena_core.analysis.validity import realistic_results, realistic_tables, text
-from arena_core.domain.panel_design import PanelDesign
 from arena_local.validity.fitted import recorded
-from arena_local.validity.plans import REALISTIC, VARIANTS, after, before, world_rows
+from arena_local.validity.plans import REALISTIC, VARIANTS, after, before, design_of, world_rows
 from arena_local.validity.power import (
     Cell,
     Promises,
@@ -130,18 +129,6 @@ def promise_lines(found: Promises) -> list[str]:
 
 
 AHEAD = ((1, 2), (3, 4), (5, 8), (9, 52))
-
-
-def design_of(design: PanelDesign) -> dict[str, object]:
-    """The design measured as "all active, default": the deployed one (a test checks)."""
-    return {
-        "size": design.size,
-        "strata": [[s.name, s.min_days, s.max_days, s.share] for s in design.strata],
-        "band": [str(b) for b in design.band],
-        "per_event": design.per_event,
-        "fresh_weeks": design.fresh_weeks,
-        "min_liquidity": str(design.min_liquidity),
-    }
 
 
 def record_promises(plan: PanelPlan, first: int, last: int, kept: Promises) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from datetime import date
 
-from arena_core.domain.panel_design import MAX_PANEL_SIZE
+from arena_core.domain.panel import Methodology
+from arena_core.domain.panel_design import MAX_PANEL_SIZE, PANEL_SIZE
 
 
 def week(text: str) -> date:
@@ -35,3 +36,17 @@ def panel_size(text: str) -> int:
     if not 1 <= value <= MAX_PANEL_SIZE:
         raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_PANEL_SIZE}: {text}")
     return value
+
+
+def add_panel_options(
+    parser: argparse.ArgumentParser, *, methodology_help: str, panel_help: str
+) -> None:
+    """``--methodology`` (v1 by default) and ``--panel-size`` (K, the deployed default)."""
+    parser.add_argument(
+        "--methodology",
+        type=Methodology,
+        choices=list(Methodology),
+        default=Methodology.V1,
+        help=methodology_help,
+    )
+    parser.add_argument("--panel-size", type=panel_size, default=PANEL_SIZE, help=panel_help)

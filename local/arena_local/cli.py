@@ -21,11 +21,10 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from arena_core.domain import ids
-from arena_core.domain.panel import Methodology
 from arena_core.domain.panel_design import PANEL_SIZE
 from arena_core.errors import ArenaError, ConfigurationError
 from arena_local import analyze_cli, cost_cli, lineup_cli, preview_cli, status_cli, verify_cli
-from arena_local.arguments import panel_size, positive, week
+from arena_local.arguments import add_panel_options, positive, week
 from arena_local.serve import SiteHandler
 
 DEFAULT_STACK = "ForecasterArena"
@@ -74,18 +73,12 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--start", type=week, help="a day in the first week (default: today)")
     demo.add_argument("--llm-base-url", help="an OpenAI-compatible server instead of OpenRouter")
     demo.add_argument("--llm-model", help="send every model family to this one model")
-    demo.add_argument(
-        "--methodology",
-        type=Methodology,
-        choices=list(Methodology),
-        default=Methodology.V1,
-        help="the protocol the cohorts freeze: v1 (default) or v1+panel (plus the forecast panel)",
-    )
-    demo.add_argument(
-        "--panel-size",
-        type=panel_size,
-        default=PANEL_SIZE,
-        help=f"K, the forecast panel's questions a week under v1+panel (default {PANEL_SIZE})",
+    add_panel_options(
+        demo,
+        methodology_help="the protocol the cohorts freeze: v1 (default) or v1+panel (plus the "
+        "forecast panel)",
+        panel_help=f"K, the forecast panel's questions a week under v1+panel "
+        f"(default {PANEL_SIZE})",
     )
     demo.add_argument(
         "--site-refresh",

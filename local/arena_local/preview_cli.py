@@ -23,13 +23,12 @@ from arena_core.adapters.secrets import parameter_api_key
 from arena_core.agents.llm import LLMAgent
 from arena_core.domain import ids
 from arena_core.domain.cohort import date_in_calendar
-from arena_core.domain.panel import Methodology
 from arena_core.domain.panel_design import PANEL_SIZE
 from arena_core.errors import ConfigurationError
 from arena_core.ports.market_source import MarketSource
 from arena_core.services.panel import PanelSettings
 from arena_local import operations
-from arena_local.arguments import panel_size, week
+from arena_local.arguments import add_panel_options, week
 from arena_local.cost.model import load_prices
 from arena_local.demo.markets import FIXTURES, RECORDED_DUMP, from_file
 from arena_local.memory import memory_stores
@@ -56,18 +55,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], st
     preview.add_argument("--call", action="store_true", help="send it to the family's model")
     preview.add_argument("--llm-base-url", help="an OpenAI-compatible server instead of OpenRouter")
     preview.add_argument("--stack", default=stack)
-    preview.add_argument(
-        "--methodology",
-        type=Methodology,
-        choices=list(Methodology),
-        default=Methodology.V1,
-        help="the protocol of a cohort not opened yet (a stored agent keeps its cohort's)",
-    )
-    preview.add_argument(
-        "--panel-size",
-        type=panel_size,
-        default=PANEL_SIZE,
-        help=f"K under v1+panel (default {PANEL_SIZE}, the deployed setting's default)",
+    add_panel_options(
+        preview,
+        methodology_help="the protocol of a cohort not opened yet (a stored agent keeps its "
+        "cohort's)",
+        panel_help=f"K under v1+panel (default {PANEL_SIZE}, the deployed setting's default)",
     )
 
 

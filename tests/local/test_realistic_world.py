@@ -14,7 +14,7 @@ from arena_core.analysis.figures import Rules
 from arena_core.analysis.validity import realistic_results, realistic_tables, text
 from arena_core.domain.panel_design import panel_design
 from arena_local.validity.fitted import recorded
-from arena_local.validity.plans import REALISTIC, after, before
+from arena_local.validity.plans import REALISTIC, after, before, design_of
 from arena_local.validity.power import Cell, check_promises, run_plan, weeks_of
 from arena_local.validity.realistic import LLM, MARKET, simulate
 from arena_local.validity.truth import truth_from, truth_of, truth_part
@@ -131,14 +131,8 @@ def test_the_published_realistic_results_are_of_the_deployed_design() -> None:
     published = realistic_results()
     assert published, "layers/arena_core/arena_core/analysis/validity_realistic.json is missing"
     design = panel_design()
-    assert published["design"] == {
-        "size": design.size,
-        "strata": [[s.name, s.min_days, s.max_days, s.share] for s in design.strata],
-        "band": [str(b) for b in design.band],
-        "per_event": design.per_event,
-        "fresh_weeks": design.fresh_weeks,
-        "min_liquidity": str(design.min_liquidity),
-    }
+    assert published["design"] == design_of(design)
+    assert published["design"]["size"] == design.size
     plans = {(c["plan"], c["weeks"]) for c in published["cells"]}
     assert {(after().name, w) for w in (4, 8, 13)} <= plans
     assert any(plan.startswith("top-500 (before)") for plan, _ in plans)

@@ -17,6 +17,7 @@ from arena_core.domain.panel_design import (
     PER_EVENT,
     PRICE_BAND,
     STRATA,
+    PanelDesign,
     Stratum,
 )
 from arena_local.validity.fitted import Fitted
@@ -181,3 +182,15 @@ def world_rows(world: WorldAssumptions, fitted: Fitted, gaps: dict[str, float]) 
             "the truth: long seasons pooled",
         ],
     ]
+
+
+def design_of(design: PanelDesign) -> dict[str, object]:
+    """The design measured as "all active, default": the deployed one (a test checks)."""
+    return {
+        "size": design.size,
+        "strata": [[s.name, s.min_days, s.max_days, s.share] for s in design.strata],
+        "band": [str(b) for b in design.band],
+        "per_event": design.per_event,
+        "fresh_weeks": design.fresh_weeks,
+        "min_liquidity": str(design.min_liquidity),
+    }
