@@ -1,8 +1,9 @@
 """moto made faithful and fast enough for the demo and the tests (no CDK needed here).
 
 ``AtomicClient`` serializes requests so moto's in-process backend applies each one atomically,
-as DynamoDB does; ``lean_dynamodb`` makes moto's queries and transactions cost what they touch,
-not what the table holds, and its answers cost what JSON encoding costs.
+as DynamoDB does; ``lean_dynamodb`` makes moto's queries, scans and transactions cost what they
+touch, not what the table holds (``moto_queries``), its reads cost what they read once per item
+version (``moto_items``), and its answers cost what JSON encoding costs.
 tests/infra/test_local_run.py compares their answers with moto's own.
 """
 
@@ -13,7 +14,6 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any
 
 from moto.core.responses import ActionContext, ActionResult
@@ -24,6 +24,10 @@ from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.table import Table as MotoTable
 from moto.dynamodb.models.utilities import bytesize
 from moto.dynamodb.responses import DynamoResult
+
+from arena_local.moto_expressions import expression_shortcuts
+from arena_local.moto_items import item_caches
+from arena_local.moto_queries import partitioned_queries, written
 
 
 class AtomicClient:
@@ -50,220 +54,6 @@ class AtomicClient:
                 return attribute(*args, **kwargs)
 
         return call
-
-
-INDEX_NAME_POSITION = 6  # in Table.query's arguments after hash_key
-_QUERY_SCOPE: ContextVar[list[Any] | None] = ContextVar("moto_query_scope", default=None)
-
-
-def _hash_attributes(table: Any) -> dict[str, str]:
-    """Index name -> its hash key attribute, for the table's single-attribute hash indexes."""
-    found = {}
-    for index in table.all_indexes():
-        schema = [key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH"]
-        if len(schema) == 1:
-            found[index.name] = schema[0]
-    return found
-
-
-class _IndexBook:
-    """Which items carry which index hash key value, for one table: built by one scan at the
-    table's first index query, then kept current by every write of an item (see
-    ``_ItemWrites``), so an index query looks at its partition only."""
-
-    def __init__(self, table: Any) -> None:
-        self.table = table
-        self.attributes = _hash_attributes(table)
-        self.by_value: dict[tuple[str, str, Any], set[tuple[Any, Any]]] = {}
-        self.of_item: dict[tuple[Any, Any], list[tuple[str, str, Any]]] = {}
-        for hash_key, partition in table.items.items():
-            for range_key in partition:
-                self.reindex(hash_key, range_key)
-
-    def reindex(self, hash_key: Any, range_key: Any) -> None:
-        """Record the item now stored under these keys (or its absence)."""
-        where = (hash_key, range_key)
-        for entry in self.of_item.pop(where, ()):
-            self.by_value.get(entry, set()).discard(where)
-        item = self.table.items.get(hash_key, {}).get(range_key)
-        if item is None:
-            return
-        entries = []
-        for index_name, attribute in self.attributes.items():
-            value = item.attrs.get(attribute)
-            if value is not None:
-                entry = (index_name, value.type, value.value)
-                self.by_value.setdefault(entry, set()).add(where)
-                entries.append(entry)
-        if entries:
-            self.of_item[where] = entries
-
-    def candidates(self, index_name: str, hash_key: Any) -> list[Any]:
-        found = []
-        for stored_hash, stored_range in self.by_value.get(
-            (index_name, hash_key.type, hash_key.value), ()
-        ):
-            item = self.table.items.get(stored_hash, {}).get(stored_range)
-            if item is not None:
-                found.append(item)
-        return found
-
-
-_BOOKS: dict[int, _IndexBook] = {}  # by id(table), while ``partitioned_queries`` is active
-
-
-def _book(table: Any) -> _IndexBook:
-    book = _BOOKS.get(id(table))
-    if book is None or book.table is not table:
-        book = _BOOKS[id(table)] = _IndexBook(table)
-    return book
-
-
-def _reindex(table: Any, hash_key: Any, range_key: Any) -> None:
-    """Tell the table's book (if it has one yet) that an item was written or restored."""
-    book = _BOOKS.get(id(table))
-    if book is not None and book.table is table:
-        book.reindex(hash_key, range_key)
-
-
-def _index_candidates(table: Any, index_name: str | None, hash_key: Any) -> list[Any]:
-    """Items whose index hash key has the queried value, compared as plain strings (moto
-    compares typed values item by item afterwards, so a superset would do as well)."""
-    if not table.range_key_attr:
-        return list(table.items.values())
-    if index_name is None or hash_key is None or index_name not in _hash_attributes(table):
-        # let moto report the invalid index or missing key as it does
-        return [i for p in table.items.values() for i in p.values()]
-    return _book(table).candidates(index_name, hash_key)
-
-
-def _written_key(backend: Any, table_name: str, key: dict[str, Any]) -> tuple[Any, Any, Any]:
-    table = backend.get_table(table_name)
-    range_key = key.get(table.range_key_attr) if table.range_key_attr else None
-    return table, DynamoType(key[table.hash_key_attr]), range_key and DynamoType(range_key)
-
-
-@contextmanager
-def _item_writes() -> Iterator[None]:
-    """Re-index every item moto's backend puts, updates or deletes (batches and transactions
-    write through these three), whether the write succeeded or not."""
-    originals = {
-        name: getattr(DynamoDBBackend, name) for name in ("put_item", "update_item", "delete_item")
-    }
-
-    def tracked(name: str) -> Any:
-        original = originals[name]
-
-        def write(backend: Any, table_name: str, key: dict[str, Any], *a: Any, **k: Any) -> Any:
-            try:
-                return original(backend, table_name, key, *a, **k)
-            finally:
-                try:
-                    table, hash_key, range_key = _written_key(backend, table_name, key)
-                except Exception:
-                    pass
-                else:
-                    _reindex(table, hash_key, range_key)
-
-        return write
-
-    for name in originals:
-        setattr(DynamoDBBackend, name, tracked(name))
-    try:
-        yield
-    finally:
-        for name, original in originals.items():
-            setattr(DynamoDBBackend, name, original)
-        _BOOKS.clear()
-
-
-QUERY_ARGUMENTS = ("range_comparison", "range_objs", "limit", "exclusive_start_key", "forward")
-
-
-def _narrowed(partition: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-    """The items of a base-table query's partition that moto's answer can depend on, in the
-    order moto sorts them (ascending sort key).
-
-    moto sorts the whole partition by its sort key (``DynamoType`` comparisons: the largest
-    cost of a week's newest-snapshot queries, on partitions of a thousand snapshots), then
-    walks it in the query's direction, measuring every item, until its ``Limit`` or 1 MB.
-    The items its walk can reach: with a key condition on the sort key, the contiguous run of
-    those matching it (moto's own ``compare``) and the item after it, which can end the walk;
-    without one, the first ``Limit`` + 1 in the query's direction. Sorting plain strings
-    first makes moto's own sort linear. Anything else (a sort key that is not a string, a
-    page after ``ExclusiveStartKey``, the legacy ``KeyConditions``) keeps the whole partition.
-    """
-    named = dict(zip(QUERY_ARGUMENTS, args, strict=False))
-    if (
-        set(kwargs) - {"hash_key_conditions", "range_key_conditions"}
-        or len(kwargs.get("range_key_conditions") or ()) > 1
-        or named.get("exclusive_start_key")
-        or len(args) < len(QUERY_ARGUMENTS)
-        or any(item.range_key is None or item.range_key.type != "S" for item in partition)
-    ):
-        return partition
-    ordered = sorted(partition, key=lambda item: item.range_key.value)
-    walk = ordered if named["forward"] is not False else ordered[::-1]
-    comparison, limit = named["range_comparison"], named["limit"]
-    if comparison:
-        matching = [
-            i
-            for i, item in enumerate(walk)
-            if item.range_key.compare(comparison, named["range_objs"])
-        ]
-        if not matching:
-            return []
-        first, last = matching[0], matching[-1]
-        if last - first + 1 != len(matching):  # not a run: moto decides on everything
-            return ordered
-        kept = walk[first : last + 2]
-    elif limit:
-        kept = walk[: limit + 1]
-    else:
-        return ordered
-    return sorted(kept, key=lambda item: item.range_key.value)
-
-
-@contextmanager
-def partitioned_queries() -> Iterator[None]:
-    """Make moto's DynamoDB queries cost what their partition holds, not what the table holds.
-
-    moto 5.2 answers every Query by sorting *all* items of the table (``Table.all_items``) and
-    then filtering by partition: a table that grows by a few items per simulated snapshot makes
-    every query slower, and a simulated week quadratic. Both of moto's query paths sort their
-    results again after filtering, so the candidates' order is irrelevant: while a query runs,
-    ``all_items`` returns the partition's items (base-table query) or the items carrying the
-    queried index hash key, unsorted (index query). Results are the same;
-    tests/infra/test_local_run.py compares them with moto's own.
-    """
-    original_query, original_all_items = MotoTable.query, MotoTable.all_items
-
-    def scoped_all_items(table: Any) -> list[Any]:
-        scope = _QUERY_SCOPE.get()
-        return original_all_items(table) if scope is None else scope
-
-    def query(table: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
-        # moto's backend passes index_name as the eighth positional argument
-        index_name = args[INDEX_NAME_POSITION] if len(args) > INDEX_NAME_POSITION else None
-        index_name = kwargs.get("index_name", index_name)
-        if index_name is None and table.range_key_attr:
-            candidates = _narrowed(list(table.items.get(hash_key, {}).values()), args, kwargs)
-        else:
-            candidates = _index_candidates(table, index_name, hash_key)
-        token = _QUERY_SCOPE.set(candidates)
-        try:
-            return original_query(table, hash_key, *args, **kwargs)
-        finally:
-            _QUERY_SCOPE.reset(token)
-
-    MotoTable.query = query  # type: ignore[method-assign,assignment]
-    MotoTable.all_items = scoped_all_items  # type: ignore[method-assign,assignment]
-    try:
-        with _item_writes():
-            yield
-    finally:
-        MotoTable.query = original_query  # type: ignore[method-assign]
-        MotoTable.all_items = original_all_items  # type: ignore[method-assign]
 
 
 class _TableCopyShim:
@@ -322,7 +112,7 @@ def transactional_backups() -> Iterator[None]:
                     table.items.get(hash_key, {}).pop(range_key, None)
                 else:
                     table.items[hash_key][range_key] = item
-                _reindex(table, hash_key, range_key)
+                written(table, hash_key, range_key)
             raise
         finally:
             setattr(moto_dynamodb_models, "copy", real)  # noqa: B010
@@ -405,7 +195,16 @@ def sized_items() -> Iterator[None]:
 
 @contextmanager
 def lean_dynamodb() -> Iterator[None]:
-    """All of the above: moto's DynamoDB with per-partition queries, per-item backups, items
-    measured once and JSON-encoded answers."""
-    with partitioned_queries(), transactional_backups(), sized_items(), json_responses():
+    """All of the above, with moto_queries', moto_items' and moto_expressions': moto's
+    DynamoDB with queries and scans that cost what they return, per-item backups, items measured
+    once, sizes and wire JSON cached per item version, update expressions parsed once and
+    walked at a tree's cost, and JSON-encoded answers."""
+    with (
+        partitioned_queries(),
+        item_caches(),
+        expression_shortcuts(),
+        transactional_backups(),
+        sized_items(),
+        json_responses(),
+    ):
         yield

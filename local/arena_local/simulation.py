@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 STEP = timedelta(minutes=10)  # a snapshot pass: prices may move, volume moves, every step
@@ -132,6 +133,9 @@ def _step(moment: datetime) -> int:
     return int(moment.timestamp() // STEP.total_seconds())
 
 
+# Drawn again at every pass for every step looked back over (a seeded generator per draw, the
+# simulation's largest cost): kept, as both are functions of their arguments alone.
+@lru_cache(maxsize=1 << 16)
 def _moves(seed: int, market_id: str, step: int) -> bool:
     return random.Random(f"{seed}:move:{market_id}:{step}").random() < PRICE_MOVE_CHANCE
 
@@ -147,6 +151,7 @@ def last_move(seed: int, market_id: str, moment: datetime) -> datetime:
     return datetime.fromtimestamp(moved * STEP.total_seconds(), tz=moment.tzinfo)
 
 
+@lru_cache(maxsize=1 << 14)
 def _noise(seed: int, market_id: str, moment: datetime) -> float:
     return random.Random(f"{seed}:noise:{market_id}:{_step(moment)}").gauss(0.0, NOISE)
 

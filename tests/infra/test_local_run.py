@@ -14,10 +14,10 @@ from botocore.exceptions import ClientError
 from moto.dynamodb.models.dynamo_type import DynamoType
 
 from arena_core.adapters.dynamodb import create_table_kwargs
+from arena_local.moto_queries import partitioned_queries
 from arena_local.moto_shims import (
     json_responses,
     lean_dynamodb,
-    partitioned_queries,
     sized_items,
     transactional_backups,
 )

@@ -95,11 +95,18 @@ class Carried(BaseModel):
     def _in_bucket_order(cls, series: dict[str, list[SeriesPoint]]) -> dict[str, list[SeriesPoint]]:
         """Each series in bucket order, one point a bucket (what ``CarriedViews.series``
         windows by bisection): a state that is not is not read."""
-        for points in series.values():
-            buckets = list(map(attrgetter("bucket"), points))
-            if not all(map(lt, buckets, buckets[1:])):
-                raise ValueError("a carried series is not in bucket order")
+        if not in_bucket_order(series):
+            raise ValueError("a carried series is not in bucket order")
         return series
+
+
+def in_bucket_order(series: dict[str, list[SeriesPoint]]) -> bool:
+    """Whether each series is in bucket order, one point a bucket."""
+    for points in series.values():
+        buckets = list(map(attrgetter("bucket"), points))
+        if not all(map(lt, buckets, buckets[1:])):
+            return False
+    return True
 
 
 class CarriedViews(ViewStore):

@@ -17,11 +17,12 @@ from __future__ import annotations
 import gzip
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arena_core.ports.publisher import INTERNAL, digest
-from arena_core.publication.carried import Carried
+from arena_core.publication.carried import Carried, in_bucket_order
 
 VERSION = 6  # 6: the feed keeps the markets a reasoning names
 PREFIX = f"{INTERNAL}state/"
@@ -62,6 +63,9 @@ class State(BaseModel):
         """The state of ``payload`` and, when it could not be taken, why."""
         if not payload:
             return cls(identity=identity), None
+        kept = _kept_state(payload, identity)
+        if kept is not None:
+            return kept, None
         try:
             state = cls.model_validate_json(gzip.decompress(payload))
         except (OSError, EOFError, ValueError, ValidationError):
@@ -70,12 +74,16 @@ class State(BaseModel):
             return cls(identity=identity), f"a state of version {state.version}"
         if state.identity != identity:
             return cls(identity=identity), "a state written for another site"
+        _keep(payload, state)
         return state, None
 
     def dump(self) -> bytes:
         """Deterministic bytes (no time in the gzip header), at the fastest level: written by
         every tick."""
-        return gzip.compress(self.model_dump_json().encode(), compresslevel=1, mtime=0)
+        payload = gzip.compress(self.model_dump_json().encode(), compresslevel=1, mtime=0)
+        if self.version == VERSION and in_bucket_order(self.carried.series):
+            _keep(payload, self)  # what reading these bytes back would give
+        return payload
 
     def report(self, report: Report) -> None:
         self.reports = [*self.reports, report][-REPORTS_KEPT:]
@@ -127,3 +135,37 @@ def gunzipped(body: bytes | None) -> bytes | None:
         return gzip.decompress(body)
     except (OSError, EOFError):
         return None
+
+
+# The state this process last read or wrote, with its payload: the next tick (a warm Lambda's,
+# the local demo's) reads back the bytes the last one wrote, and parsing them again (a week of
+# hourly points for every family) was a tick's largest cost. Kept as a copy, so what a
+# publication changes in the state it was given never reaches the kept one.
+_kept: tuple[bytes, str, State] | None = None
+
+
+def _keep(payload: bytes, state: State) -> None:
+    global _kept  # noqa: PLW0603 - one per process, as the payload it stands for
+    _kept = (payload, state.identity, _thawed(state))
+
+
+def _kept_state(payload: bytes, identity: str) -> State | None:
+    """A copy of the kept state when ``payload`` is the one it was read from or written as."""
+    kept = _kept
+    if kept is None or kept[1] != identity or kept[0] != payload:
+        return None
+    state = _thawed(kept[2])
+    return state if isinstance(state, State) else None
+
+
+def _thawed(value: Any) -> Any:
+    """A copy of every mutable container in ``value`` (dicts, lists, models that are not
+    frozen), sharing what cannot change (frozen models, scalars)."""
+    if isinstance(value, BaseModel) and not value.model_config.get("frozen"):
+        fields = {name: _thawed(getattr(value, name)) for name in type(value).model_fields}
+        return type(value).model_construct(set(value.model_fields_set), **fields)
+    if isinstance(value, dict):
+        return {key: _thawed(member) for key, member in value.items()}
+    if isinstance(value, list):
+        return [_thawed(member) for member in value]
+    return value
