@@ -25,7 +25,7 @@ from tests.support.aws import embedded_aws
 
 TABLE = "cached"
 PARTITIONS = [f"SNAP#{letter}" for letter in "abc"]
-STEPS = 400
+STEPS = 200
 
 
 def key(rng: random.Random) -> dict[str, Any]:
@@ -118,7 +118,7 @@ def pages(client: Any, **kwargs: Any) -> Iterator[dict[str, Any]]:
     operation = client.scan if "KeyConditionExpression" not in kwargs else client.query
     start = None
     while True:
-        extra = {"ExclusiveStartKey": start} if start else {}
+        extra: dict[str, Any] = {"ExclusiveStartKey": start} if start else {}
         page = operation(TableName=TABLE, **kwargs, **extra)
         page.pop("ResponseMetadata")
         yield page
