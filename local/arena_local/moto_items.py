@@ -11,8 +11,10 @@ the first request that needs them; every write of the item (``forget``, called b
 tracking of ``moto_queries``) drops them. A read hands moto's read paths the stored items
 instead of deep copies (they are only measured, filtered, projected into new items and encoded,
 all inside the request, which ``AtomicClient`` runs alone; an update's answer encodes the item
-before changing it). Answers are unchanged: tests/infra/test_local_run.py replays mixed writes
-and reads with and without these caches.
+before changing it). A string value (every key of this table) is hashed and compared as its
+text: moto's ``DynamoType`` hashes and compares the value its ``cast_value`` computes, five type
+tests later, at every dictionary lookup of a partition or an item. Answers are unchanged:
+tests/infra/test_moto_caches.py replays mixed writes and reads with and without these caches.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 from moto.dynamodb import responses as moto_responses
 from moto.dynamodb.models import table as moto_table
-from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
+from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.utilities import dynamo_to_dict
 
 SIZE = "_arena_size"  # the attribute dict's keys for its cached size and wire JSON
@@ -66,6 +68,23 @@ def _wire(value: Any) -> Any:
     return dynamo_to_dict(value)
 
 
+_HASH, _EQUALS = DynamoType.__hash__, DynamoType.__eq__
+
+
+def _string_hash(value: DynamoType) -> int:
+    """moto's hash, ``hash((type, cast_value))``: a string's cast value is its text."""
+    if value.type == "S":
+        return hash(("S", value.value))
+    return _HASH(value)
+
+
+def _string_equals(value: DynamoType, other: Any) -> bool:
+    """moto's equality (same type, equal cast values) for two strings, as their texts."""
+    if value.type == "S" and type(other) is DynamoType and other.type == "S":
+        return bool(value.value == other.value)
+    return bool(_EQUALS(value, other))
+
+
 class _ReadCopies:
     """Stands in for the ``copy`` module in moto's table and responses modules: a "deep copy"
     of a stored item (or a list of them) on a read path is the item itself (a new list);
@@ -91,6 +110,8 @@ def item_caches() -> Iterator[None]:
     module's docstring)."""
     modules = (moto_table, moto_responses)
     setattr(Item, "size", _cached_size)  # noqa: B010 - moto's class, patched while inside
+    setattr(DynamoType, "__hash__", _string_hash)  # noqa: B010
+    setattr(DynamoType, "__eq__", _string_equals)  # noqa: B010
     setattr(moto_responses, "dynamo_to_dict", _wire)  # noqa: B010
     for module in modules:
         setattr(module, "copy", _ReadCopies(real_copy))  # noqa: B010 - moto's module global
@@ -98,6 +119,8 @@ def item_caches() -> Iterator[None]:
         yield
     finally:
         setattr(Item, "size", _MEASURE)  # noqa: B010
+        setattr(DynamoType, "__hash__", _HASH)  # noqa: B010
+        setattr(DynamoType, "__eq__", _EQUALS)  # noqa: B010
         setattr(moto_responses, "dynamo_to_dict", dynamo_to_dict)  # noqa: B010
         for module in modules:
             setattr(module, "copy", real_copy)  # noqa: B010

@@ -69,6 +69,10 @@ class GammaReplay:
         self, markets: Sequence[Mapping[str, Any]], live: LiveFields | None = None
     ) -> None:
         self._markets = [dict(m) for m in markets]
+        # a market's place in the dump, by id: an id filter picks its markets in dump order
+        self._places: dict[str, list[int]] = {}
+        for place, market in enumerate(self._markets):
+            self._places.setdefault(str(market.get("id")), []).append(place)
         self._live = live
         self._lock = threading.Lock()
         self._overrides: dict[str, dict[str, Any]] = {}
@@ -83,7 +87,11 @@ class GammaReplay:
         return httpx.MockTransport(self.handle)
 
     def _current(self, ids: set[str]) -> list[dict[str, Any]]:
-        chosen = [m for m in self._markets if not ids or str(m.get("id")) in ids]
+        if ids:
+            places = sorted(p for i in ids for p in self._places.get(i, ()))
+            chosen = [self._markets[p] for p in places]
+        else:
+            chosen = self._markets
         with self._lock:
             current = [m | self._overrides.get(str(m.get("id")), {}) for m in chosen]
         if self._live is not None:

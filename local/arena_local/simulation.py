@@ -180,7 +180,23 @@ def fields_at(plan: Plan, *, seed: int, start: datetime, moment: datetime) -> di
         }
         fields["umaResolutionStatus"] = "resolved" if resolved else (plan.final_status or None)
         return fields
-    moved = last_move(seed, plan.market_id, moment)
+    growing = {}
+    if plan.volume:
+        volume = volume_at(plan.volume, start, moment)
+        growing = {"volume": volume, "volumeNum": float(volume)}
+    return {
+        "closed": False,
+        "umaResolutionStatus": None,
+        "outcomePrices": _prices_text(plan, seed, start, last_move(seed, plan.market_id, moment)),
+        **ends,
+        **growing,
+    }
+
+
+# A price holds from one move to the next (85% of passes see the same one): computed once.
+@lru_cache(maxsize=1 << 14)
+def _prices_text(plan: Plan, seed: int, start: datetime, moved: datetime) -> str:
+    """The market's ``outcomePrices`` (Gamma's JSON text) from its move at ``moved``."""
     noise = _noise(seed, plan.market_id, moved)
     first = plan.start_prices[0]
     if plan.resolves_at is not None and plan.final_prices is not None:
@@ -192,17 +208,7 @@ def fields_at(plan: Plan, *, seed: int, start: datetime, moment: datetime) -> di
     prices = _split(first + noise, len(plan.start_prices))
     if len(prices) == 2:
         prices[1] = 1.0 - prices[0]
-    growing = {}
-    if plan.volume:
-        volume = volume_at(plan.volume, start, moment)
-        growing = {"volume": volume, "volumeNum": float(volume)}
-    return {
-        "closed": False,
-        "umaResolutionStatus": None,
-        "outcomePrices": json.dumps([_clip(p) for p in prices]),
-        **ends,
-        **growing,
-    }
+    return json.dumps([_clip(p) for p in prices])
 
 
 def _gamma_time(moment: datetime) -> str:

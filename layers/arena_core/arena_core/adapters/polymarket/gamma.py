@@ -17,12 +17,12 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -38,6 +38,9 @@ from arena_core.ports.market_source import (
     MarketSource,
     SkippedMarket,
 )
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 GAMMA_URL = "https://gamma-api.polymarket.com"
 CLOB_URL = "https://clob.polymarket.com"
@@ -250,13 +253,12 @@ class GammaMarketSource(MarketSource):
             except UpstreamError as exc:
                 return batch, None, f"{type(exc).__name__}: {exc}"
 
-        with ThreadPoolExecutor(max_workers=self._concurrency) as pool:
-            for batch, page, error in pool.map(fetch, batches):
-                if error is not None or not isinstance(page, list):
-                    found.failed.extend(batch)
-                    found.errors.append(error or f"unexpected page type {type(page).__name__}")
-                    continue
-                found.take(page)
+        for batch, page, error in _each(fetch, batches, self._concurrency):
+            if error is not None or not isinstance(page, list):
+                found.failed.extend(batch)
+                found.errors.append(error or f"unexpected page type {type(page).__name__}")
+                continue
+            found.take(page)
 
     # --- CLOB midpoints ------------------------------------------------------------------------
 
@@ -279,6 +281,17 @@ class GammaMarketSource(MarketSource):
                 if mid is not None and token in asked and ZERO <= mid <= ONE:
                     result[token] = mid
         return result
+
+
+def _each(fetch: Callable[[_T], _R], batches: list[_T], concurrency: int) -> Iterator[_R]:
+    """``fetch`` of each batch, in order: in a pool of ``concurrency`` threads when there are
+    several, in this thread when there is one (a snapshot pass's usual case: a pool's threads
+    cost more than the one request)."""
+    if len(batches) <= 1 or concurrency <= 1:
+        yield from map(fetch, batches)
+        return
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        yield from pool.map(fetch, batches)
 
 
 def _gamma_time(moment: datetime) -> str:
