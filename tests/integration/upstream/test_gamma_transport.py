@@ -2,6 +2,7 @@
 
 import json
 import math
+import threading
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -81,6 +82,25 @@ def test_markets_by_id_costs_ceil_m_over_batch(
     assert set(fetch.markets) == set(ids)
     assert fetch.requests == math.ceil(m / batch) == len(replay.requests)
     assert all(len(r.url.params.get_list("id")) <= batch for r in replay.requests)
+
+
+@pytest.mark.parametrize(("m", "threads_expected"), [(40, False), (200, True)])
+def test_one_batch_is_fetched_in_the_calling_thread_and_several_in_a_pool(
+    dump: list[dict[str, Any]], m: int, threads_expected: bool
+) -> None:
+    replay = GammaReplay(dump)
+    threads: list[str] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        threads.append(threading.current_thread().name)
+        return replay.handle(request)
+
+    ids = [d["id"] for d in dump if not d["closed"]][:m]
+    fetch = source(httpx.MockTransport(handle), FakeTime(), batch_size=50).markets_by_id(ids)
+    assert set(fetch.markets) == set(ids)  # in the ids' batches, whichever thread asked
+    assert len(threads) == math.ceil(m / 50)
+    caller = threading.current_thread().name
+    assert all((name != caller) is threads_expected for name in threads)
 
 
 def test_closed_markets_are_fetched_with_a_single_follow_up(dump: list[dict[str, Any]]) -> None:
