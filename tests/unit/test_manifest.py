@@ -225,3 +225,51 @@ def test_a_kept_file_is_written_only_where_the_site_lacks_it() -> None:
     assert publish(publisher, [kept], repair=True).uploaded == () and made == ["body"]
     del bucket.objects["cohorts/c9/index.html"]
     assert publish(publisher, [kept], repair=True).repaired == ("cohorts/c9/index.html",)
+
+
+def test_a_session_opened_without_holding_reads_the_root_and_writes_nothing() -> None:
+    """A tick plans before it holds: one that finds nothing due releases having written
+    nothing, and the lease is free for the next publication."""
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    publish(publisher, SITE, state=b"last")
+    bucket.forget()
+    looking = publisher.open("tick", NOW, LEASE, hold=False)
+    assert looking.opened.state == b"last"
+    looking.release()
+    assert bucket.reads == [ROOT] and bucket.writes == []
+    publisher.open("next", NOW, LEASE).release()  # nobody holds it
+
+
+def test_a_session_holds_at_its_first_write_or_when_asked() -> None:
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    late = publisher.open("tick", NOW, LEASE, hold=False)
+    late.publish([LazyFile.of("index.html", b"home")])  # writes under the lease
+    assert bucket.writes[0] == ROOT
+    with pytest.raises(PublicationBusyError, match="tick"):
+        publisher.open("weekly", NOW, LEASE)
+    late.commit(b"tick's")
+    asked = publisher.open("hourly", NOW, LEASE, hold=False)
+    asked.hold()
+    asked.hold()  # held already: nothing more is written
+    assert bucket.writes.count(ROOT) == 3
+    with pytest.raises(PublicationBusyError, match="hourly"):
+        publisher.open("weekly", NOW, LEASE)
+
+
+def test_a_session_that_holds_late_loses_to_one_that_took_the_lease_since_it_read() -> None:
+    bucket = MemoryBucket()
+    publisher = ManifestPublisher(bucket)
+    publish(publisher, SITE, state=b"before")
+    tick = publisher.open("tick", NOW, LEASE, hold=False)
+    weekly = publisher.open("weekly", NOW, LEASE)  # the root changed after the tick read it
+    with pytest.raises(PublicationBusyError):
+        tick.hold()
+    with pytest.raises(PublicationBusyError):
+        tick.publish([LazyFile.of("index.html", b"stale figures")])
+    tick.release()  # never held: gives up nothing of the weekly's
+    weekly.publish([LazyFile.of("index.html", b"weekly figures")])
+    weekly.commit(b"weekly's")
+    assert bucket.objects["index.html"] == b"weekly figures"
+    assert publisher.open("after", NOW, LEASE).opened.state == b"weekly's"

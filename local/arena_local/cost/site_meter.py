@@ -73,10 +73,12 @@ class MeteredPublisher(SitePublisher):
     def identity(self) -> str:
         return self._inner.identity
 
-    def open(self, owner: str, now: datetime, lease: timedelta) -> PublishSession:
+    def open(
+        self, owner: str, now: datetime, lease: timedelta, *, hold: bool = True
+    ) -> PublishSession:
         self._meter.publication_started()
         try:
-            return _Metered(self._inner.open(owner, now, lease), self._meter)
+            return _Metered(self._inner.open(owner, now, lease, hold=hold), self._meter)
         except BaseException:
             self._meter.publication_ended()
             raise
@@ -95,6 +97,9 @@ class _Metered(PublishSession):
     @property
     def opened(self) -> Opened:
         return self._inner.opened
+
+    def hold(self) -> None:
+        self._inner.hold()
 
     def read(self, key: str) -> bytes | None:
         return self._inner.read(key)

@@ -346,8 +346,8 @@ def tick_files(service: PublishSiteService, scope: Scope = BOARD) -> dict[str, b
     publisher = service._publisher
     original = publisher.open
 
-    def opened(owner: str, now: datetime, lease: timedelta) -> PublishSession:
-        session = original(owner, now, lease)
+    def opened(owner: str, now: datetime, lease: timedelta, *, hold: bool = True) -> PublishSession:
+        session = original(owner, now, lease, hold=hold)
         publish = session.publish
 
         def recorded(files: Iterable[LazyFile], *, repair: bool = False) -> PublishReport:

@@ -39,6 +39,7 @@ from arena_core.domain.market import Market, MarketStatus, ResolutionKind
 from arena_core.errors import PersistenceError
 from arena_core.ports.publisher import INTERNAL, LazyFile, PublishReport, SitePublisher, digest
 from arena_core.publication.memo import read_shard, shard_body
+from arena_core.publication.plan import Cadence
 from arena_core.publication.state import State, object_key
 from arena_core.services.publish_site import BOARD, DAILY, WEEKLY, PublishSiteService, Scope
 from arena_core.services.resolution import ResolutionService
@@ -300,8 +301,10 @@ class Racing(LocalFolderPublisher):
         super().__init__(root)
         self._meanwhile: Callable[[], None] | None = meanwhile
 
-    def open(self, owner: str, now: datetime, lease: timedelta) -> ManifestSession:
-        session = super().open(owner, now, lease)
+    def open(
+        self, owner: str, now: datetime, lease: timedelta, *, hold: bool = True
+    ) -> ManifestSession:
+        session = super().open(owner, now, lease, hold=hold)
         publish = session.publish
 
         def delayed(files: Iterable[LazyFile], *, repair: bool = False) -> PublishReport:
@@ -359,6 +362,41 @@ def test_a_lease_left_by_a_publication_that_died_is_taken_over(tmp_path: Path) -
     report = _service(scenario, site).run(None)  # the lease expired: taken over
     assert report.lease == "held" and report.scope == "board"
     _assert_as_fresh(scenario, site, tmp_path / "fresh")
+
+
+def test_a_tick_with_nothing_due_writes_nothing_and_one_beaten_to_the_lease_publishes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A tick reads the root and plans before it takes the lease: with nothing due it writes
+    nothing at all; when another publication takes the lease between its read and its hold,
+    it exits busy and the other's publication stands."""
+    scenario = build(tmp_path / "unused", weeks=1, extra=6, rules=LOW)
+    site = tmp_path / "site"
+    _publish(scenario, site, DAILY)
+    root = state_folder(site) / ROOT.removeprefix(INTERNAL)
+    before = root.read_bytes()
+    wide = Cadence(board=7 * 24 * 60, live=7 * 24 * 60)  # windows wider than the scenario
+    idle = PublishSiteService(
+        scenario.stores, LocalFolderPublisher(site), scenario.blobs, scenario.clock, LOW,
+        cadence=wide,
+    )  # fmt: skip
+    scenario.clock.set(scenario.clock.now() + timedelta(minutes=25))
+    assert idle.run(None).lease == "idle"
+    assert root.read_bytes() == before
+
+    class Beaten(LocalFolderPublisher):
+        def open(
+            self, owner: str, now: datetime, lease: timedelta, *, hold: bool = True
+        ) -> ManifestSession:
+            session = super().open(owner, now, lease, hold=hold)
+            _service(scenario, site).run(WEEKLY)  # takes the lease, publishes, commits
+            return session
+
+    _tick(scenario)
+    beaten = PublishSiteService(scenario.stores, Beaten(site), scenario.blobs, scenario.clock, LOW)
+    assert beaten.run(None).lease == "busy"
+    assert Root(root.read_bytes()).lease is None  # the weekly's commit, released
+    _assert_as_fresh(scenario, site, tmp_path / "fresh", WEEKLY)
 
 
 @pytest.mark.parametrize(

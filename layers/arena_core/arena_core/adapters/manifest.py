@@ -5,11 +5,13 @@ Every publisher is a ``Bucket`` (get, conditional put, listing); this module doe
 
 - **The root** (``ROOT``): one small object read and written by every publication. Its first line
   is a header (the lease, the manifest's part names and its ``hot`` part inline: the files every
-  ten-minute tick changes), the rest the publication's own state. Opening a session writes it
+  ten-minute tick changes), the rest the publication's own state. Holding a session writes it
   back with the lease taken (a conditional write on the version read); committing writes it with
-  the lease released (conditional on the version the session wrote). So a tick writes the root
-  twice, as before it wrote its carried state and its manifest's hot part, and two publications
-  can never both hold the lease.
+  the lease released (conditional on the version the session wrote). So a tick that publishes
+  writes the root twice, as before it wrote its carried state and its manifest's hot part, and
+  two publications can never both hold the lease. A session opened without holding (a tick,
+  until it knows something is due) has only read the root: one that finds nothing due releases
+  it having written nothing.
 - **The manifest** (``path -> (sha256, etag)``), in parts by folder beside the root, each read on
   first use: what changed is told by the digest, what the bucket holds by the ETag the bucket
   gave the upload, which a listing returns (repair).
@@ -137,24 +139,21 @@ class Root:
 
 
 class ManifestSession(PublishSession):
-    def __init__(self, bucket: Bucket, owner: str, now: datetime, lease: timedelta) -> None:
+    def __init__(
+        self, bucket: Bucket, owner: str, now: datetime, lease: timedelta, *, hold: bool = True
+    ) -> None:
         self._bucket = bucket
         found = bucket.get(ROOT)
         self._root = Root(found[0] if found else None)
+        self._read_etag = found[1] if found else None  # the root's version this session read
         holder = self._root.holder(now)
         if holder is not None and holder != owner:
             raise PublicationBusyError(f"the site is being published by {holder}")
         expired = self._root.lease.get("owner") if self._root.lease else None
         self._lease = {"owner": owner, "until": (now + lease).isoformat()}
-        try:
-            self._etag = bucket.put(
-                ROOT,
-                self._root.body(self._lease, self._root.state),
-                match=found[1] if found else None,
-                absent=found is None,
-            )
-        except ConflictError as exc:
-            raise PublicationBusyError("another publication took the site's lease") from exc
+        self._etag: str | None = None  # the root's version this session wrote: it holds
+        if hold:
+            self.hold()
         notes = [] if self._root.readable else ["the root could not be read: published anew"]
         state = self._root.state or None
         self._opened = Opened(state, str(expired) if expired and expired != owner else None, notes)
@@ -164,6 +163,19 @@ class ManifestSession(PublishSession):
     @property
     def opened(self) -> Opened:
         return self._opened
+
+    def hold(self) -> None:
+        if self._etag is not None:
+            return
+        try:
+            self._etag = self._bucket.put(
+                ROOT,
+                self._root.body(self._lease, self._root.state),
+                match=self._read_etag,
+                absent=self._read_etag is None,
+            )
+        except ConflictError as exc:
+            raise PublicationBusyError("another publication took the site's lease") from exc
 
     def read(self, key: str) -> bytes | None:
         if not is_internal(key):
@@ -185,6 +197,7 @@ class ManifestSession(PublishSession):
         return entry[0] if entry else None
 
     def publish(self, files: Iterable[LazyFile], *, repair: bool = False) -> PublishReport:
+        self.hold()  # nothing is written without the lease
         every = list(files)
         held = self._bucket.listing() if repair else None
         writes: dict[str, tuple[bytes, bool]] = {}  # path -> (body, repaired)
@@ -229,12 +242,15 @@ class ManifestSession(PublishSession):
             raise
 
     def commit(self, state: bytes) -> None:
+        self.hold()
         try:
             self._etag = self._bucket.put(ROOT, self._root.body(None, state), match=self._etag)
         except ConflictError as exc:
             raise PublicationBusyError("the site's lease was taken over") from exc
 
     def release(self) -> None:
+        if self._etag is None:  # never held: nothing was written, nothing to give up
+            return
         with suppress(ConflictError):  # taken over already: nothing of it is recorded
             self._bucket.put(ROOT, self._root.body(None, self._root.state), match=self._etag)
 
@@ -257,8 +273,10 @@ class ManifestPublisher(SitePublisher):
     def identity(self) -> str:
         return self.bucket.identity
 
-    def open(self, owner: str, now: datetime, lease: timedelta) -> ManifestSession:
-        return ManifestSession(self.bucket, owner, now, lease)
+    def open(
+        self, owner: str, now: datetime, lease: timedelta, *, hold: bool = True
+    ) -> ManifestSession:
+        return ManifestSession(self.bucket, owner, now, lease, hold=hold)
 
     def get(self, path: str) -> bytes | None:
         found = self.bucket.get(path)

@@ -43,9 +43,10 @@ _LOCKS_GUARD = threading.Lock()
 
 
 def _lock_of(folder: Path) -> threading.Lock:
-    """One lock per folder in this process: conditional writes are compared and made under it."""
+    """One lock per (resolved) folder in this process: conditional writes are compared and
+    made under it."""
     with _LOCKS_GUARD:
-        return _LOCKS.setdefault(folder.resolve(), threading.Lock())
+        return _LOCKS.setdefault(folder, threading.Lock())
 
 
 class LocalFolderBucket(Bucket):
@@ -56,16 +57,20 @@ class LocalFolderBucket(Bucket):
     def __init__(self, root: Path, state: Path | None = None) -> None:
         self._root = root
         self._state = state or state_folder(root)
+        # The two folders resolved once (a key's path is resolved at every use: a symlink
+        # planted inside must not lead out; the folders themselves are the operator's choice).
+        self._resolved = {False: root.resolve(), True: self._state.resolve()}
 
     @property
     def identity(self) -> str:
-        return f"folder:{self._root.resolve()}"
+        return f"folder:{self._resolved[False]}"
 
     def _target(self, path: str) -> Path:
         key = site_key(path)
-        base = self._state if is_internal(key) else self._root
+        internal = is_internal(key)
+        base = self._state if internal else self._root
         target = base / key.removeprefix(INTERNAL)
-        if not target.resolve().is_relative_to(base.resolve()):
+        if not target.resolve().is_relative_to(self._resolved[internal]):
             raise InvalidIdError(f"the key {path[:80]!r} leads out of {base}")
         return target
 
@@ -81,7 +86,7 @@ class LocalFolderBucket(Bucket):
 
     def put(self, key: str, body: bytes, *, match: str | None = None, absent: bool = False) -> str:
         target = self._target(key)
-        with _lock_of(self._state if is_internal(key) else self._root):
+        with _lock_of(self._resolved[is_internal(key)]):
             if match is not None or absent:
                 current = self.get(key)
                 if (absent and current is not None) or (

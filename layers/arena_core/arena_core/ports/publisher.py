@@ -128,6 +128,12 @@ class PublishSession(ABC):
     def opened(self) -> Opened: ...
 
     @abstractmethod
+    def hold(self) -> None:
+        """Take the lease if this session does not hold it yet (one opened without holding):
+        ``PublicationBusyError`` when another publication took it since the session opened.
+        Writing (``publish``, ``commit``) holds first."""
+
+    @abstractmethod
     def read(self, key: str) -> bytes | None:
         """A bookkeeping object (a key under ``INTERNAL``), or None when absent."""
 
@@ -148,7 +154,8 @@ class PublishSession(ABC):
 
     @abstractmethod
     def release(self) -> None:
-        """Give the lease up without recording anything (a publication that failed)."""
+        """Give the lease up without recording anything (a publication that failed, or found
+        nothing due); a session that never held it writes nothing."""
 
 
 class SitePublisher(ABC):
@@ -158,9 +165,13 @@ class SitePublisher(ABC):
         """Where the site lives (a bucket, a folder): a state written elsewhere is not read."""
 
     @abstractmethod
-    def open(self, owner: str, now: datetime, lease: timedelta) -> PublishSession:
+    def open(
+        self, owner: str, now: datetime, lease: timedelta, *, hold: bool = True
+    ) -> PublishSession:
         """Take the site's lease for ``lease`` from ``now``. ``PublicationBusyError`` when
-        another publication holds it; a lease expired since is taken over."""
+        another publication holds it; a lease expired since is taken over. ``hold=False``:
+        read what the last publication left and check the lease only, taking it at
+        ``PublishSession.hold`` (a tick plans first: one with nothing due writes nothing)."""
 
     @abstractmethod
     def get(self, path: str) -> bytes | None:

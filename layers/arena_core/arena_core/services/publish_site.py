@@ -1,6 +1,7 @@
 """Publish the site: plan, read, compute, render, write, each once.
 
-A publication holds the site's lease while it runs (``ports/publisher.py``): another that finds
+A publication holds the site's lease while it runs (``ports/publisher.py``; a tick takes it once
+its plan finds something due, so one with nothing due writes nothing): another that finds
 it held exits cleanly, and the next one, seeing the scope it missed, publishes everything that
 changed (``publication/plan.py``). It reads through the state the last one left
 (``publication/reads.py``), recomputes only what its memo cannot take (``publication/memo.py``),
@@ -96,7 +97,8 @@ class PublishSiteService:
         waits = self._waits if scope is WEEKLY else ()
         for wait in (*waits, None):
             try:
-                session = self._publisher.open(self.owner, now, self._lease)
+                # a tick holds the lease once it knows something is due (below)
+                session = self._publisher.open(self.owner, now, self._lease, hold=scope is not None)
                 break
             except PublicationBusyError as exc:
                 if wait is None:  # a tick exits: the next one publishes what changed
@@ -127,8 +129,12 @@ class PublishSiteService:
         state, note = State.load(session.opened.state, self._publisher.identity)
         plan = self._plan(scope, now, state)  # plan
         if plan is None:
-            session.release()
+            session.release()  # never held: nothing written
             return SiteReport.idle(now)
+        try:
+            session.hold()
+        except PublicationBusyError as exc:  # taken since it was read: that one publishes
+            return SiteReport.busy(now, str(exc))
         reads = Reads(
             self._stores, self._blobs, session, state, now=now, rules=self._rules, fresh=fresh
         )  # read

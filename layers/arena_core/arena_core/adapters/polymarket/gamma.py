@@ -7,8 +7,9 @@
   liquidity floor (``end_date_min``, ``end_date_max``, ``liquidity_num_min``), paged by offset.
 - By id: the documented multi-valued ``id`` filter, ``batch_size`` ids a request, batches in
   parallel under a small concurrency limit (a single batch, a snapshot pass's usual case, in
-  the calling thread), so refreshing M markets costs ``ceil(M / batch)`` requests. Gamma's ``closed`` filter defaults to false, so ids not returned are asked for once
-  more with ``closed=true`` (only resolution ever needs that second request).
+  the calling thread), so refreshing M markets costs ``ceil(M / batch)`` requests. Gamma's
+  ``closed`` filter defaults to false, so ids not returned are asked for once more with
+  ``closed=true`` (only resolution ever needs that second request).
 - Every request has a timeout, is retried on timeouts, connection errors, 429 and 5xx with
   backoff and jitter (``Retry-After`` honoured, total time bounded), and passes a token bucket
   set under the documented 300 requests / 10 s.
