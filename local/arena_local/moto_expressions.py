@@ -11,9 +11,14 @@ against abstract classes. ``expression_shortcuts``:
   parent as ``deepcopy`` leaves it;
 - walks a tree as ``DepthFirstTraverser.traverse_node_recursively`` does, children first, the
   hook before each child, with the processed node types taken once per walk and each node
-  class's answer kept for the walk.
+  class's answer kept for the walk;
+- runs the validator's three checks of the expression's shape (one SET, ADD and REMOVE
+  clause at most; no path updated twice; no key attribute updated) once per parsed tree,
+  attribute names and key attributes: they read nothing else and change nothing, and the
+  first ran each at every node of the expression's class (a dozen per tree), each walking the
+  subtree below it. A check that fails is never remembered: it runs, and fails, every time.
 
-Answers are unchanged: tests/infra/test_local_run.py runs updates of every kind with and
+Answers are unchanged: tests/infra/test_moto_caches.py runs updates of every kind with and
 without them.
 """
 
@@ -32,6 +37,13 @@ from moto.dynamodb.parsing import validators as moto_validators
 PARSER: Any = getattr(moto_expressions, "UpdateExpressionParser")  # noqa: B009
 Node: Any = getattr(ast_nodes, "Node")  # noqa: B009
 DepthFirstTraverser: Any = getattr(ast_nodes, "DepthFirstTraverser")  # noqa: B009
+VALIDATOR: Any = getattr(moto_validators, "UpdateExpressionValidator")  # noqa: B009
+# The validator's processors that check the expression's shape against its attribute names and
+# the table's key attributes only, returning every node as it was.
+SHAPE_CHECKS = tuple(
+    getattr(moto_validators, name)
+    for name in ("ActionCountValidator", "OverlappingPathsValidator", "UpdateHashRangeKeyValidator")
+)
 PARSED_EXPRESSIONS = 512  # update expressions kept parsed (a deployment uses a few dozen)
 
 _PLAIN = (str, int, float, bool, type(None))
@@ -116,27 +128,62 @@ def _is_node(kind: type) -> bool:
     return known
 
 
+def _shape_context(validator: Any) -> tuple[Any, ...]:
+    """What the shape checks read besides the tree: the attribute names, the key attributes."""
+    names = validator.expression_attribute_names or {}
+    return (tuple(sorted(names.items())), tuple(validator.table.table_key_attrs))
+
+
 @contextmanager
 def expression_shortcuts() -> Iterator[None]:
-    """Update expressions parsed once, copied and walked at a tree's cost (see above)."""
+    """Update expressions parsed once, copied and walked at a tree's cost, their shape
+    checked once (see above)."""
     original_make = PARSER.__dict__["make"]
     original_traverse = DepthFirstTraverser.traverse
+    own = {name: VALIDATOR.__dict__.get(name) for name in ("__init__", "validate")}
+    original_init = VALIDATOR.__init__
     parsed: dict[str, Any] = {}
+    # id(parsed tree) -> (the tree, the contexts its shape passed in); cleared with ``parsed``
+    shapes: dict[int, tuple[Any, set[tuple[Any, ...]]]] = {}
 
     def make(cls: Any, expression: str) -> Any:
         tree = parsed.get(expression)
         if tree is None:
             if len(parsed) >= PARSED_EXPRESSIONS:
                 parsed.clear()
+                shapes.clear()
             tree = parsed[expression] = original_make.__func__(cls, expression)
         return tree
 
+    def init(validator: Any, expression: Any, *args: Any, **kwargs: Any) -> None:
+        validator.arena_tree = expression  # the parsed tree itself (it validates a copy)
+        original_init(validator, expression, *args, **kwargs)
+
+    def validate(validator: Any) -> Any:
+        tree, context = validator.arena_tree, _shape_context(validator)
+        kept = shapes.get(id(tree))
+        checked = kept is not None and kept[0] is tree and context in kept[1]
+        node = validator.node_to_validate
+        for processor in validator.processors:
+            if checked and isinstance(processor, SHAPE_CHECKS):
+                continue
+            node = processor.traverse(node)
+        if not checked:  # every processor passed, the shape checks with them
+            shapes.setdefault(id(tree), (tree, set()))[1].add(context)
+        return node
+
     PARSER.make = classmethod(make)
+    VALIDATOR.__init__, VALIDATOR.validate = init, validate
     setattr(DepthFirstTraverser, "traverse", _walk)  # noqa: B010 - moto's class, while inside
     setattr(moto_validators, "deepcopy", _validator_copy)  # noqa: B010 - moto's module global
     try:
         yield
     finally:
         PARSER.make = original_make
+        for name, method in own.items():  # moto's class as it was (they are inherited)
+            if method is None:
+                delattr(VALIDATOR, name)
+            else:
+                setattr(VALIDATOR, name, method)
         setattr(DepthFirstTraverser, "traverse", original_traverse)  # noqa: B010
         setattr(moto_validators, "deepcopy", real_copy.deepcopy)  # noqa: B010
