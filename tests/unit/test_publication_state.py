@@ -103,3 +103,22 @@ def test_a_series_out_of_order_is_not_kept_and_not_read() -> None:
 
 def _report() -> state_module.Report:
     return state_module.Report(at=START, scope="board", why="tick", uploaded=0, paths=[], misses=[])
+
+
+def test_a_container_is_shared_member_by_member_only_when_nothing_in_it_can_change() -> None:
+    """A list or dict of points (frozen) is copied as a whole; one holding a container or a
+    model that can change has that member copied too."""
+    inner = {"gpt": 1}
+    mixed = [point(0), inner, State(identity="x")]
+    copied = state_module._thawed(mixed)
+    copied[1]["gpt"] = 2
+    copied[2].identity = "y"
+    copied.append(point(1))
+    assert mixed == [point(0), {"gpt": 1}, State(identity="x")]
+    assert copied[0] is mixed[0]  # a frozen point is shared
+    by_name = {"a": [point(0)], "b": point(1)}
+    thawed = state_module._thawed(by_name)
+    thawed["a"].append(point(2))
+    assert by_name == {"a": [point(0)], "b": point(1)}
+    points = [point(0), point(1)]
+    assert state_module._thawed(points) == points and state_module._thawed(points) is not points

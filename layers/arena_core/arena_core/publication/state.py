@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 from collections.abc import Callable
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -165,7 +166,24 @@ def _thawed(value: Any) -> Any:
         fields = {name: _thawed(getattr(value, name)) for name in type(value).model_fields}
         return type(value).model_construct(set(value.model_fields_set), **fields)
     if isinstance(value, dict):
+        if _all_shared({type(member) for member in value.values()}):
+            return dict(value)
         return {key: _thawed(member) for key, member in value.items()}
     if isinstance(value, list):
+        # a series of a week of points: one look at its members' kinds, not one call each
+        if _all_shared({type(member) for member in value}):
+            return list(value)
         return [_thawed(member) for member in value]
     return value
+
+
+def _all_shared(kinds: set[type]) -> bool:
+    return all(_shared(kind) for kind in kinds)
+
+
+@cache
+def _shared(kind: type) -> bool:
+    """Whether ``_thawed`` hands a value of this kind out as it is (nothing in it can change)."""
+    if issubclass(kind, BaseModel):
+        return bool(kind.model_config.get("frozen"))
+    return not issubclass(kind, (dict, list))
