@@ -77,6 +77,12 @@ def shares_down(shares: Decimal) -> Decimal:
 def significant_digits(number: Decimal) -> int:
     """How many digits ``number`` needs, leading and trailing zeros aside (0 for zero)."""
     digits = number.as_tuple().digits
-    first = next((i for i, d in enumerate(digits) if d), len(digits))
-    trailing = next((i for i, d in enumerate(reversed(digits)) if d), len(digits))
-    return max(0, len(digits) - first - trailing)
+    if not any(digits):
+        return 0
+    # index loops, not generators: every number a store writes is measured (twice)
+    first, end = 0, len(digits)
+    while not digits[first]:
+        first += 1
+    while not digits[end - 1]:
+        end -= 1
+    return end - first

@@ -14,7 +14,7 @@ from decimal import Decimal
 from enum import Enum
 from typing import Any, TypeVar
 
-from boto3.dynamodb.types import TypeDeserializer
+from boto3.dynamodb.types import DYNAMODB_CONTEXT, TypeDeserializer
 from pydantic import BaseModel
 
 from arena_core.adapters.dynamodb.limits import number_text
@@ -68,7 +68,28 @@ def to_attributes(fields: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def from_attributes(item: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: _deserializer.deserialize(v) for k, v in item.items()}
+    return {k: deserialized(v) for k, v in item.items()}
+
+
+def deserialized(value: Any) -> Any:
+    """``TypeDeserializer.deserialize`` of one attribute value, the kinds the stores read
+    (strings, numbers, maps, lists, null, booleans) without its per-value method lookup;
+    anything else (binary, sets, a malformed value) by boto3's own."""
+    if type(value) is dict and len(value) == 1:
+        ((kind, body),) = value.items()
+        if kind == "S":
+            return body
+        if kind == "N":
+            return DYNAMODB_CONTEXT.create_decimal(body)
+        if kind == "M":
+            return {k: deserialized(v) for k, v in body.items()}
+        if kind == "L":
+            return [deserialized(v) for v in body]
+        if kind == "NULL":
+            return None
+        if kind == "BOOL":
+            return body
+    return _deserializer.deserialize(value)
 
 
 def value(v: Any) -> Any:

@@ -9,6 +9,7 @@ lists and maps three bytes plus one per element plus their elements.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
@@ -38,13 +39,27 @@ def number_text(value: Decimal | int) -> str:
     return format(number, "f")
 
 
+# A number's text in fixed-point form (what ``number_text`` writes): its significant digits
+# are its digits, leading and trailing zeros aside, read from the text without a Decimal.
+_FIXED_POINT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
+
+
+def number_size(text: str) -> int:
+    """The size DynamoDB counts for an ``N`` value: about a byte per two significant digits."""
+    if isinstance(text, str) and _FIXED_POINT.fullmatch(text):
+        significant = len(text.lstrip("+-").replace(".", "").strip("0"))
+    else:  # an exponent, or not a number (Decimal decides, and raises as it does)
+        significant = significant_digits(Decimal(text))
+    return significant // 2 + 2
+
+
 def value_size(value: Mapping[str, Any]) -> int:
     """The size DynamoDB counts for one attribute value (low-level ``{"S": ...}`` form)."""
     ((kind, body),) = value.items()
     if kind == "S":
         return len(str(body).encode("utf-8"))
     if kind == "N":
-        return significant_digits(Decimal(body)) // 2 + 2
+        return number_size(body)
     if kind == "B":
         return len(body)
     if kind in ("BOOL", "NULL"):
