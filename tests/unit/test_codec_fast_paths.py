@@ -4,16 +4,21 @@ digits count it, and the significant digits as the leading and trailing zeros le
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
+from enum import Enum, IntEnum, StrEnum
 from typing import Any
 
 import pytest
 from boto3.dynamodb.types import TypeDeserializer
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
-from arena_core.adapters.dynamodb.codec import deserialized
+from arena_core.adapters.dynamodb.codec import deserialized, plain
 from arena_core.adapters.dynamodb.limits import number_size, number_text
+from arena_core.adapters.dynamodb.schema import stamp
 from arena_core.domain.money import significant_digits
 from arena_core.errors import StoreLimitError
 
@@ -131,3 +136,56 @@ def test_odd_values_are_boto3_s_to_judge(value: Any) -> None:
             deserialized(value)
     else:
         assert deserialized(value) == expected
+
+
+class Colour(StrEnum):
+    RED = "red"
+
+
+class Size(IntEnum):
+    BIG = 3
+
+
+def reference_plain(value: Any) -> Any:
+    """``plain`` as it was defined, by abstract type tests only."""
+    if isinstance(value, BaseModel):
+        return reference_plain(value.model_dump(mode="python"))
+    if isinstance(value, datetime):
+        return stamp(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, Mapping):
+        return {str(k): reference_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [reference_plain(v) for v in value]
+    return value
+
+
+LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.text(max_size=4),
+    st.decimals(allow_nan=False, allow_infinity=False, places=3),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.datetimes(timezones=st.just(UTC)),
+    st.sampled_from([Colour.RED, Size.BIG]),
+)
+PLAIN_VALUES = st.recursive(
+    LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=3) | st.integers(), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@given(PLAIN_VALUES)
+def test_plain_values_are_what_the_type_tests_made_them(value: Any) -> None:
+    ours, theirs = plain(value), reference_plain(value)
+    assert ours == theirs
+    assert repr(ours) == repr(theirs)  # an enum's value, not the member; a list, not a tuple
