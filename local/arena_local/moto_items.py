@@ -8,7 +8,7 @@ thousands of times between two writes of them.
 
 ``item_caches`` keeps, on each item's attribute dict, its size and its wire JSON, computed at
 the first request that needs them; every write of the item (``forget``, called by the write
-tracking of ``moto_queries``) drops them. A read hands moto's read paths the stored items
+tracking of ``moto_orders``) drops them. A read hands moto's read paths the stored items
 instead of deep copies (they are only measured, filtered, projected into new items and encoded,
 all inside the request, which ``AtomicClient`` runs alone; an update's answer encodes the item
 before changing it). A string value (every key of this table) is hashed and compared as its

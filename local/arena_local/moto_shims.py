@@ -2,8 +2,8 @@
 
 ``AtomicClient`` serializes requests so moto's in-process backend applies each one atomically,
 as DynamoDB does; ``lean_dynamodb`` makes moto's queries, scans and transactions cost what they
-touch, not what the table holds (``moto_queries``), its reads cost what they read once per item
-version (``moto_items``), and its answers cost what JSON encoding costs.
+touch, not what the table holds (``moto_queries``, on ``moto_orders``), its reads cost what
+they read once per item version (``moto_items``), and its answers cost what JSON encoding costs.
 tests/infra/test_local_run.py compares their answers with moto's own.
 """
 
@@ -27,7 +27,8 @@ from moto.dynamodb.responses import DynamoResult
 
 from arena_local.moto_expressions import expression_shortcuts
 from arena_local.moto_items import item_caches
-from arena_local.moto_queries import partitioned_queries, written
+from arena_local.moto_orders import written
+from arena_local.moto_queries import partitioned_queries
 
 
 class AtomicClient:
@@ -195,10 +196,10 @@ def sized_items() -> Iterator[None]:
 
 @contextmanager
 def lean_dynamodb() -> Iterator[None]:
-    """All of the above, with moto_queries', moto_items' and moto_expressions': moto's
-    DynamoDB with queries and scans that cost what they return, per-item backups, items measured
-    once, sizes and wire JSON cached per item version, update expressions parsed once and
-    walked at a tree's cost, and JSON-encoded answers."""
+    """All of the above, with moto_queries' (on moto_orders'), moto_items' and
+    moto_expressions': moto's DynamoDB with queries and scans that cost what they return,
+    per-item backups, items measured once, sizes and wire JSON cached per item version, update
+    expressions parsed once and walked at a tree's cost, and JSON-encoded answers."""
     with (
         partitioned_queries(),
         item_caches(),
