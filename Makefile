@@ -36,9 +36,9 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 
+# The strict run and the tests' run at once, one per core (scripts/typecheck).
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict layers/arena_core/arena_core local/arena_local functions
-	$(BIN)/mypy tests infra $(wildcard bench/*.py)
+	scripts/typecheck $(BIN)
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
